@@ -1,0 +1,87 @@
+internal import CZeroMQ
+
+extension Socket {
+    /// Sends a multipart message, all frames or none.
+    ///
+    /// Each frame is copied once, straight into libzmq's message; nothing else is allocated.
+    /// - Parameter dontWait: return `false` instead of blocking when the message cannot be queued now.
+    /// - Returns: `true` when queued; `false` when it would block (only with `dontWait`, or after the
+    ///   socket's send timeout).
+    /// - Throws: ``ZeroMQError`` — for example ``ZeroMQError/Code/hostUnreachable`` from a ROUTER_MANDATORY
+    ///   socket whose first frame names no connected peer.
+    @discardableResult
+    public func send(_ message: Message, dontWait: Bool = false) throws(ZeroMQError) -> Bool {
+        try send(frames: message.frames, dontWait: dontWait)
+    }
+
+    /// Sends frames as one multipart message; see ``send(_:dontWait:)``.
+    @discardableResult
+    public func send(frames: [[UInt8]], dontWait: Bool = false) throws(ZeroMQError) -> Bool {
+        precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
+        let last = frames.count - 1
+        for index in frames.indices {
+            var flags: Int32 = index < last ? ZMQ_SNDMORE : 0
+            // Once the first frame is queued, libzmq accepts the rest of the message without blocking.
+            if dontWait && index == 0 {
+                flags |= ZMQ_DONTWAIT
+            }
+            let outcome = try frames[index].withUnsafeBytes { bytes in
+                libzmqResult("zmq_send") { zmq_send(handle, bytes.baseAddress, bytes.count, flags) }
+            }.get()
+            if case .wouldBlock = outcome {
+                precondition(index == 0, "libzmq refused a frame in the middle of a multipart message")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Receives one multipart message.
+    ///
+    /// Each frame is copied once out of libzmq's message into its array.
+    /// - Parameter dontWait: return `nil` at once when no message is waiting.
+    /// - Returns: the message, or `nil` when none arrived (with `dontWait`, or when the socket's receive
+    ///   timeout ran out).
+    public func receive(dontWait: Bool = false) throws(ZeroMQError) -> Message? {
+        var part = zmq_msg_t()
+        zmq_msg_init(&part)
+        defer { zmq_msg_close(&part) }
+
+        var frames: [[UInt8]] = []
+        var userID: String?
+        repeat {
+            // The first frame may wait; the rest of a multipart message has already arrived with it.
+            let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
+            let outcome = try libzmq("zmq_msg_recv") { zmq_msg_recv(&part, handle, flags) }
+            if case .wouldBlock = outcome {
+                precondition(frames.isEmpty, "libzmq delivered part of a multipart message")
+                return nil
+            }
+            let size = zmq_msg_size(&part)
+            let data = zmq_msg_data(&part)
+            frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
+            if capturesUserID && userID == nil, let property = zmq_msg_gets(&part, "User-Id") {
+                userID = String(cString: property)
+            }
+        } while zmq_msg_more(&part) != 0
+        return Message(frames, userID: userID)
+    }
+
+    /// Receives one message, waiting at most `timeout`.
+    /// - Returns: the message, or `nil` when none arrived in time.
+    public func receive(within timeout: Duration) throws(ZeroMQError) -> Message? {
+        guard try wait(for: .readable, within: timeout).contains(.readable) else {
+            return nil
+        }
+        return try receive(dontWait: true)
+    }
+
+    /// Waits until the socket is ready for `events`, at most `timeout` (`nil`: forever).
+    /// - Returns: the events that are ready, empty on timeout.
+    public func wait(for events: PollEvents, within timeout: Duration?) throws(ZeroMQError) -> PollEvents {
+        var item = zmq_pollitem_t(socket: handle, fd: 0, events: events.libzmqValue, revents: 0)
+        let milliseconds = Duration.libzmqTimeout(timeout)
+        try libzmqChecked("zmq_poll") { zmq_poll(&item, 1, Int(milliseconds)) }
+        return PollEvents(libzmqValue: item.revents)
+    }
+}
