@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
     name: "FlowBus",
     products: [
-        .library(name: "ZeroMQ", targets: ["ZeroMQ"])
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "FlowCore", targets: ["FlowCore"]),
     ],
     targets: [
         .systemLibrary(
@@ -12,7 +13,9 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "FlowCore"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

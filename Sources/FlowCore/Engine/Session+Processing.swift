@@ -1,0 +1,266 @@
+extension Session {
+    /// Processes queued work, one item at a time in order, until the queue is empty or a guard must answer.
+    /// Work that arrives meanwhile is queued behind, never handled re-entrantly.
+    mutating func drain() {
+        while state.pendingGuard == nil {
+            if !state.queue.isEmpty {
+                process(state.queue.removeFirst())
+            } else if !state.idle.isEmpty {
+                process(state.idle.removeFirst())
+            } else {
+                break
+            }
+        }
+    }
+
+    private mutating func process(_ item: WorkItem) {
+        switch item {
+        case .deliver(let delivery):
+            adapt(delivery)
+        case .deepLink(let token, let path, let index):
+            broadcast(token: token, path: path, index: index)
+        }
+    }
+
+    /// Runs the target flow's `adapt`, then navigates, drops, or asks a guard.
+    private mutating func adapt(_ delivery: Delivery) {
+        guard let flow = flows[delivery.flow] else {
+            finish(delivery, .dropped(.flowEnded(delivery.flow)))
+            return
+        }
+        let context = AdaptContext(session: id, flow: delivery.flow, sessionData: state.sessionData)
+        switch flow.adapt(step: delivery.step, context: context) {
+        case .none:
+            event(.adapted(flow: delivery.flow, from: delivery.step, to: .none))
+            finish(delivery, .dropped(.adaptedAway(delivery.flow)))
+        case .step(let step):
+            navigate(delivery, to: step)
+        case .ask(let question):
+            state.lastQuestion += 1
+            let pending = PendingGuard(
+                id: state.lastQuestion,
+                delivery: delivery,
+                question: question,
+                deadline: now + options.guardTimeout
+            )
+            state.pendingGuard = pending
+            event(
+                .guardAsked(
+                    question: pending.id,
+                    guardName: question.guardName,
+                    subject: question.subject,
+                    step: question.step
+                )
+            )
+            effects.questions.append(
+                GuardRequest(session: id, id: pending.id, question: question, deadline: pending.deadline)
+            )
+        }
+    }
+
+    /// Continues a step whose guard answered (or timed out), then goes on with the queue.
+    mutating func answerGuard(_ question: UInt64, allowed: Bool, timedOut: Bool) throws(FlowCoreError) {
+        guard let pending = state.pendingGuard, pending.id == question else {
+            throw FlowCoreError(.unknownQuestion, "no guard question \(question) is waiting in session \(id)")
+        }
+        state.pendingGuard = nil
+        event(.guardAnswered(question: question, allowed: allowed, timedOut: timedOut))
+        navigate(pending.delivery, to: allowed ? pending.question.ifAllowed : pending.question.ifRefused)
+        drain()
+    }
+
+    /// Navigates a delivered (and adapted) step in its flow and carries out what the flow returned.
+    private mutating func navigate(_ delivery: Delivery, to step: Step) {
+        let flowID = delivery.flow
+        guard let flow = flows[flowID], let record = state.flows[flowID] else {
+            finish(delivery, .dropped(.flowEnded(flowID)))
+            return
+        }
+        if step.isNone {
+            event(.adapted(flow: flowID, from: delivery.step, to: step))
+            finish(delivery, .dropped(.adaptedAway(flowID)))
+            return
+        }
+        if step != delivery.step {
+            event(.adapted(flow: flowID, from: delivery.step, to: step))
+        }
+
+        event(.willNavigate(flow: flowID, name: record.name, step: step))
+        var navigator = Navigator(
+            session: id,
+            flow: flowID,
+            root: record.root,
+            sessionData: state.sessionData,
+            mainPresenter: state.mainPresenter,
+            screens: state.screens,
+            ids: state.ids
+        )
+        state.screens = ScreenTree()  // Moved into the navigator, so its changes do not copy the tree.
+        let contributors = flow.navigate(to: step, with: &navigator)
+        state.screens = navigator.screens
+        state.ids = navigator.ids
+        event(.didNavigate(flow: flowID, name: record.name, step: step, contributors: contributors.summary))
+        for rejection in navigator.rejections {
+            event(.commandRejected(flow: flowID, operation: rejection.operation, reason: rejection.reason.message))
+        }
+
+        var batch = PendingBatch(flow: flowID, step: step, commands: navigator.commands)
+        handleRemoved(navigator.removed, batch: &batch)
+
+        var deferred: [Delivery] = []
+        var startedChildren: [FlowID] = []
+        switch contributors {
+        case .end(let forwarded):
+            if let parent = record.parent {
+                enqueue(forwarded, to: parent, source: nil)
+            } else {
+                event(.forwardDroppedAtRoot(flow: flowID, step: forwarded))
+                for child in record.children {
+                    endFlow(child, reason: "its parent, the root flow, ended with \(forwarded.name)", batch: &batch)
+                }
+            }
+            if record.parent != nil {
+                endFlow(flowID, reason: "it ended with \(forwarded.name)", batch: &batch)
+            }
+        case .none, .one, .multiple:
+            let list = contributors.list
+            for contributor in list {
+                switch contributor {
+                case .forwardToParentFlow(let forwarded):
+                    if let parent = record.parent {
+                        enqueue(forwarded, to: parent, source: nil)
+                    } else {
+                        event(.forwardDroppedAtRoot(flow: flowID, step: forwarded))
+                    }
+                case .forwardToCurrentFlow(let forwarded):
+                    deferred.append(register(forwarded, to: flowID, source: nil))
+                case .contribute:
+                    break
+                }
+            }
+            for contributor in list {
+                guard
+                    case .contribute(let presentable, let stepper, let notPresented, let dismissed) = contributor,
+                    state.flows[flowID] != nil
+                else {
+                    continue
+                }
+                switch presentable {
+                case .screen(let screen):
+                    contribute(screen, in: flowID, stepper: stepper, notPresented: notPresented, dismissed: dismissed)
+                case .flow(let child):
+                    if start(child, in: flowID, made: navigator.childFlows, stepper: stepper, dismissed: dismissed) {
+                        startedChildren.append(child.id)
+                    }
+                }
+            }
+        }
+        if state.flows[flowID] != nil {
+            updateReadiness(of: flowID, startedChildren: startedChildren)
+        }
+        state.queue += deferred.map { .deliver($0) }
+        flush(batch)
+        finish(delivery, .navigated(handled: !contributors.isNone))
+    }
+
+    /// Starts taking a screen's steps from `stepper`, emitting the stepper's initial steps (each dropped,
+    /// with the reason, when the screen is not visible and the contribution does not allow it).
+    private mutating func contribute(
+        _ screen: PresentableID,
+        in flowID: FlowID,
+        stepper: Stepper,
+        notPresented: Bool,
+        dismissed: Bool
+    ) {
+        state.contributions.append(
+            Contribution(
+                flow: flowID,
+                presentable: screen,
+                stepper: stepper,
+                allowStepWhenNotPresented: notPresented,
+                allowStepWhenDismissed: dismissed
+            )
+        )
+        for step in stepper.initialSteps {
+            let visibility = visibility(of: screen)
+            if notPresented || visibility == .visible {
+                enqueue(step, to: flowID, source: nil)
+            } else {
+                let delivery = register(step, to: flowID, source: nil)
+                finish(delivery, .dropped(.notVisible(screen, visibility)))
+            }
+        }
+    }
+
+    /// Starts a child flow made in this navigation; its stepper's initial steps are queued (never paused).
+    private mutating func start(
+        _ child: ChildFlow,
+        in parentID: FlowID,
+        made: [FlowID: any Flow],
+        stepper: Stepper,
+        dismissed: Bool
+    ) -> Bool {
+        guard let flow = made[child.id], state.flows[child.id] == nil else {
+            event(
+                .commandRejected(
+                    flow: parentID,
+                    operation: "contribute",
+                    reason: "the child flow \(child.id) was not made by this navigation (or already runs)"
+                )
+            )
+            return false
+        }
+        flows[child.id] = flow
+        state.flows[child.id] = FlowRecord(
+            id: child.id,
+            name: flow.name,
+            parameters: flow.parameters,
+            parent: parentID,
+            root: child.root,
+            stepper: stepper,
+            allowStepWhenDismissed: dismissed,
+            restoresParentOnEnd: flow.restoresParentOnEnd
+        )
+        state.flows[parentID]?.children.append(child.id)
+        event(.flowStarted(flow: child.id, name: flow.name, parent: parentID, root: child.root))
+        for step in stepper.initialSteps {
+            enqueue(step, to: child.id, source: nil)
+        }
+        return true
+    }
+}
+
+extension FlowContributors {
+    /// The contributors as a list (empty for `.none` and `.end`).
+    var list: [FlowContributor] {
+        switch self {
+        case .none, .end: []
+        case .one(let contributor): [contributor]
+        case .multiple(let contributors): contributors
+        }
+    }
+
+    var isNone: Bool {
+        if case .none = self { true } else { false }
+    }
+
+    /// A short text for inspection: `none`, `end(step)`, `contribute p3 (presentable), forwardToParent x`.
+    var summary: String {
+        switch self {
+        case .none: return "none"
+        case .end(let step): return "end(\(step.name))"
+        case .one, .multiple:
+            return list.map { contributor in
+                switch contributor {
+                case .contribute(let presentable, let stepper, _, _):
+                    switch presentable {
+                    case .screen(let id): "contribute \(id) (\(stepper))"
+                    case .flow(let child): "start \(child.id) (\(stepper))"
+                    }
+                case .forwardToCurrentFlow(let step): "forwardToCurrentFlow \(step.name)"
+                case .forwardToParentFlow(let step): "forwardToParentFlow \(step.name)"
+                }
+            }.joined(separator: ", ")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+extension Session {
+    /// Takes in a step from a stepper process or a presentable, and routes it to every flow that listens to
+    /// that source: a flow's own stepper always, a contribution only while its presentable is visible
+    /// (unless it allows otherwise). The fate comes when the last delivery is navigated or dropped.
+    mutating func receive(_ step: Step, from source: StepSource) -> StepToken {
+        let token = state.ids.nextToken()
+        event(.stepReceived(token: token, step: step, source: source))
+        if step.isNone {
+            decide(token, step: step, source: source, fate: .dropped(.noneStep))
+            return token
+        }
+        var targets: [FlowID] = []
+        var reasons: [DropReason] = []
+        for flowID in state.flowsInPreorder() {
+            guard let record = state.flows[flowID] else { continue }
+            if record.stepper.listens(to: source, presentable: record.root) {
+                targets.append(flowID)
+            }
+            for contribution in state.contributions where contribution.flow == flowID {
+                guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else {
+                    continue
+                }
+                let visibility = visibility(of: contribution.presentable)
+                if contribution.allowStepWhenNotPresented || visibility == .visible {
+                    targets.append(flowID)
+                } else {
+                    reasons.append(.notVisible(contribution.presentable, visibility))
+                }
+            }
+        }
+        for binding in state.ended.reversed() where binding.stepper.listens(to: source, presentable: binding.presentable) {
+            reasons.append(binding.reason)
+        }
+        guard !targets.isEmpty else {
+            decide(token, step: step, source: source, fate: .dropped(reasons.first ?? .unboundStepper))
+            return token
+        }
+        guard state.queue.count + targets.count <= options.maxQueuedSteps else {
+            decide(token, step: step, source: source, fate: .dropped(.queueFull))
+            return token
+        }
+        state.tokens[token] = TokenProgress(step: step, source: source, pending: targets.count)
+        for flowID in targets {
+            state.queue.append(.deliver(Delivery(flow: flowID, step: step, token: token)))
+        }
+        drain()
+        return token
+    }
+
+    /// Queues a step the coordinator emits itself (an initial step, a forward), with its own token.
+    @discardableResult
+    mutating func enqueue(_ step: Step, to flow: FlowID, source: StepSource?) -> Delivery {
+        let delivery = register(step, to: flow, source: source)
+        state.queue.append(.deliver(delivery))
+        return delivery
+    }
+
+    /// Gives a coordinator-emitted step a token and a progress record, without queueing it.
+    mutating func register(_ step: Step, to flow: FlowID, source: StepSource?) -> Delivery {
+        let token = state.ids.nextToken()
+        event(.stepReceived(token: token, step: step, source: source))
+        state.tokens[token] = TokenProgress(step: step, source: source, pending: 1)
+        return Delivery(flow: flow, step: step, token: token)
+    }
+
+    /// The visibility a presenter last reported for a presentable.
+    func visibility(of presentable: PresentableID) -> Visibility {
+        state.visibility[presentable] ?? .unknown
+    }
+
+    /// Decides a step's fate at once (no delivery pending).
+    mutating func decide(_ token: StepToken, step: Step, source: StepSource?, fate: StepFate) {
+        state.tokens[token] = nil
+        event(.stepFate(token: token, step: step, source: source, fate: fate))
+    }
+
+    /// What became of one delivery of a step.
+    enum DeliveryOutcome {
+        /// The flow navigated it; `handled` is false when navigate returned `.none`.
+        case navigated(handled: Bool)
+        case dropped(DropReason)
+    }
+
+    /// Records one delivery's outcome; when it was the last one pending, the step's fate is decided.
+    mutating func finish(_ delivery: Delivery, _ outcome: DeliveryOutcome) {
+        guard var progress = state.tokens[delivery.token] else {
+            return
+        }
+        progress.pending -= 1
+        switch outcome {
+        case .navigated(let handled):
+            if progress.pathLength == nil || handled {
+                if !progress.accepted.contains(delivery.flow) {
+                    progress.accepted.append(delivery.flow)
+                }
+            }
+            if handled, let index = delivery.pathIndex, index == (progress.pathLength ?? 0) - 1 {
+                progress.reachedEnd = true
+            }
+        case .dropped(let reason):
+            progress.drop = progress.drop ?? reason
+        }
+        state.tokens[delivery.token] = progress
+        if progress.pending <= 0 {
+            decideFate(delivery.token)
+        }
+    }
+
+    /// Decides the fate of a step whose deliveries are all done.
+    mutating func decideFate(_ token: StepToken) {
+        guard let progress = state.tokens[token] else {
+            return
+        }
+        let fate: StepFate
+        if let pathLength = progress.pathLength {
+            let last = pathLength > 0 ? progress.step.name : ""
+            fate = progress.reachedEnd ? .accepted(flows: progress.accepted) : .dropped(.unhandled(step: last))
+        } else if progress.accepted.isEmpty {
+            fate = .dropped(progress.drop ?? .unboundStepper)
+        } else {
+            fate = .accepted(flows: progress.accepted)
+        }
+        decide(token, step: progress.step, source: progress.source, fate: fate)
+    }
+}

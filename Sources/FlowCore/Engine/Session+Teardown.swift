@@ -1,0 +1,113 @@
+extension Session {
+    /// Carries out what the removal of presentables from the screen means: each is dismissed, contributions
+    /// on it end (unless they allow dismissal), and flows whose root it is end with their descendants (unless
+    /// the flow allows dismissal).
+    mutating func handleRemoved(_ removed: [PresentableID], batch: inout PendingBatch) {
+        guard !removed.isEmpty else {
+            return
+        }
+        let removedSet = Set(removed)
+        for presentable in removed {
+            state.visibility[presentable] = nil
+            event(.visibilityChanged(presentable: presentable, visibility: .dismissed))
+        }
+        var kept: [Contribution] = []
+        for contribution in state.contributions {
+            if removedSet.contains(contribution.presentable) && !contribution.allowStepWhenDismissed {
+                remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
+            } else {
+                kept.append(contribution)
+            }
+        }
+        state.contributions = kept
+        for flowID in state.flowsInPreorder() {
+            guard let record = state.flows[flowID], removedSet.contains(record.root), !record.allowStepWhenDismissed
+            else {
+                continue
+            }
+            endFlow(flowID, reason: "its root \(record.root) was dismissed", batch: &batch)
+        }
+    }
+
+    /// Ends a flow: first its descendants, then its contributions and its own stepper; the parent stops
+    /// waiting for it. When the flow restores its parent's UI, its root is removed from the screen.
+    mutating func endFlow(_ flowID: FlowID, reason: String, batch: inout PendingBatch) {
+        guard let record = state.flows[flowID] else {
+            return
+        }
+        for child in record.children {
+            endFlow(child, reason: "its parent \(flowID) ended", batch: &batch)
+        }
+        state.flows[flowID] = nil
+        flows[flowID] = nil
+        var kept: [Contribution] = []
+        for contribution in state.contributions {
+            if contribution.flow == flowID {
+                remember(contribution.stepper, on: contribution.presentable, .flowEnded(flowID))
+            } else {
+                kept.append(contribution)
+            }
+        }
+        state.contributions = kept
+        remember(record.stepper, on: record.root, .flowEnded(flowID))
+        event(.flowEnded(flow: flowID, name: record.name, reason: reason))
+
+        if let parentID = record.parent, var parent = state.flows[parentID] {
+            parent.children.removeAll { $0 == flowID }
+            parent.waitingFor?.removeAll { $0 == flowID }
+            state.flows[parentID] = parent
+            if parent.waitingFor?.isEmpty == true && !parent.isReady {
+                markReady(parentID)
+            }
+        }
+        if record.restoresParentOnEnd, let node = state.screens[record.root] {
+            if let change = batch.run(.dismiss(record.root), for: node.presenter, on: &state.screens) {
+                handleRemoved(change.removed, batch: &batch)
+            }
+        }
+    }
+
+    /// Remembers an ended binding, to explain steps that still come for it; the oldest are forgotten.
+    private mutating func remember(_ stepper: Stepper, on presentable: PresentableID, _ reason: DropReason) {
+        guard !stepper.stepperIDs.isEmpty || stepper.listensToPresentable else {
+            return
+        }
+        state.ended.append(EndedBinding(stepper: stepper, presentable: presentable, reason: reason))
+        if state.ended.count > options.endedMemory {
+            state.ended.removeFirst(state.ended.count - options.endedMemory)
+        }
+    }
+
+    /// After a flow navigated a step: a flow becomes ready once it navigated its first step and the child
+    /// flows that step started are ready.
+    mutating func updateReadiness(of flowID: FlowID, startedChildren: [FlowID]) {
+        guard var record = state.flows[flowID], record.waitingFor == nil else {
+            return
+        }
+        record.waitingFor = startedChildren.filter { state.flows[$0]?.isReady == false }
+        state.flows[flowID] = record
+        if record.waitingFor?.isEmpty == true {
+            markReady(flowID)
+        }
+    }
+
+    /// Marks a flow ready (latched), tells its parent, and at the root lets waiting deep links in.
+    mutating func markReady(_ flowID: FlowID) {
+        guard var record = state.flows[flowID], !record.isReady else {
+            return
+        }
+        record.isReady = true
+        state.flows[flowID] = record
+        event(.flowReady(flow: flowID))
+        if let parentID = record.parent, var parent = state.flows[parentID], parent.waitingFor != nil {
+            parent.waitingFor?.removeAll { $0 == flowID }
+            state.flows[parentID] = parent
+            if parent.waitingFor?.isEmpty == true {
+                markReady(parentID)
+            }
+        }
+        if flowID == state.rootFlow {
+            releaseWaitingDeepLinks()
+        }
+    }
+}

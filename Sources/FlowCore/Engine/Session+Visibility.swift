@@ -1,0 +1,53 @@
+extension Session {
+    /// Applies a presenter's report. Visible and hidden gate contributions' steps; dismissed removes the
+    /// presentables from the screen (the presenter already did) with everything that follows from it.
+    ///
+    /// The whole report is checked first: an unknown presentable, or one shown by another presenter, refuses
+    /// it all and changes nothing.
+    mutating func report(
+        _ visibility: Visibility,
+        of presentables: [PresentableID],
+        by presenter: PresenterID?
+    ) throws(FlowCoreError) {
+        for presentable in presentables {
+            guard let node = state.screens[presentable] else {
+                throw FlowCoreError(.unknownPresentable, "\(presentable) is not on screen in session \(id)")
+            }
+            if let presenter, node.presenter != presenter {
+                throw FlowCoreError(
+                    .foreignPresentable,
+                    "\(presentable) is shown by presenter \(node.presenter), not \(presenter); report your own screens"
+                )
+            }
+        }
+        switch visibility {
+        case .visible, .hidden, .unknown:
+            for presentable in presentables where self.visibility(of: presentable) != visibility {
+                state.visibility[presentable] = visibility == .unknown ? nil : visibility
+                event(.visibilityChanged(presentable: presentable, visibility: visibility))
+            }
+        case .dismissed:
+            for presentable in presentables {
+                guard let node = state.screens[presentable], let flow = node.description.flow else {
+                    continue  // Already removed with an earlier one of the report.
+                }
+                var batch = PendingBatch(flow: flow, step: nil)
+                var removed: [PresentableID] = []
+                if let change = try? state.screens.apply(.dismiss(presentable), for: node.presenter) {
+                    removed = change.removed
+                }
+                handleRemoved(removed, batch: &batch)
+                flush(batch)
+            }
+        }
+        drain()
+    }
+
+    /// A presenter stopped answering: everything it shows becomes hidden (steps paused), not dismissed.
+    mutating func presenterLost(_ presenter: PresenterID) {
+        for presentable in state.screens.presentables(of: presenter) where visibility(of: presentable) == .visible {
+            state.visibility[presentable] = .hidden
+            event(.visibilityChanged(presentable: presentable, visibility: .hidden))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+/// One session at work: its state, its live flows, and the effects of the operation in progress.
+struct Session: Sendable {
+    var state: SessionState
+    var flows: [FlowID: any Flow]
+    let options: EngineOptions
+    var now: EngineTime
+    var effects = Effects()
+
+    var id: SessionID { state.id }
+
+    /// Starts a session whose root flow is `root`, driven by `stepper`.
+    init(
+        id: SessionID,
+        root: any Flow,
+        stepper: Stepper,
+        allowStepWhenDismissed: Bool,
+        options: EngineOptions,
+        now: EngineTime
+    ) {
+        var ids = IDAllocator()
+        let flowID = ids.nextFlow()
+        let rootID = ids.nextPresentable()
+        state = SessionState(id: id, mainPresenter: options.mainPresenter, ids: ids, rootFlow: flowID)
+        flows = [flowID: root]
+        self.options = options
+        self.now = now
+
+        let rootDescription = PresentableDescription(
+            id: rootID,
+            style: root.root.style,
+            name: root.root.name,
+            parameters: root.root.parameters,
+            flow: flowID
+        )
+        state.flows[flowID] = FlowRecord(
+            id: flowID,
+            name: root.name,
+            parameters: root.parameters,
+            parent: nil,
+            root: rootID,
+            stepper: stepper,
+            allowStepWhenDismissed: allowStepWhenDismissed,
+            restoresParentOnEnd: false
+        )
+        event(.sessionStarted(rootFlow: flowID, name: root.name))
+        event(.flowStarted(flow: flowID, name: root.name, parent: nil, root: rootID))
+        var batch = PendingBatch(flow: flowID, step: nil)
+        batch.run(.setWindowRoot(rootDescription), for: options.mainPresenter, on: &state.screens)
+        flush(batch)
+        for step in stepper.initialSteps {
+            enqueue(step, to: flowID, source: nil)
+        }
+        drain()
+    }
+
+    /// Restores a session from its state, remaking its flows with `registry`.
+    init(state: SessionState, registry: FlowRegistry, options: EngineOptions, now: EngineTime) throws(FlowCoreError) {
+        var flows: [FlowID: any Flow] = [:]
+        for record in state.flows.values.sorted(by: { $0.id < $1.id }) {
+            let flow = try registry.make(record.name, parameters: record.parameters)
+            guard flow.name == record.name else {
+                throw FlowCoreError(
+                    .invalidSnapshot,
+                    "the registry made a flow named \"\(flow.name)\" for \"\(record.name)\"; register it under its name"
+                )
+            }
+            flows[record.id] = flow
+        }
+        self.state = state
+        self.flows = flows
+        self.options = options
+        self.now = now
+    }
+
+    /// Takes the effects gathered so far, leaving none.
+    mutating func takeEffects() -> Effects {
+        defer { effects = Effects() }
+        return effects
+    }
+
+    mutating func event(_ kind: NavigationEvent.Kind) {
+        effects.events.append(NavigationEvent(session: id, kind: kind))
+    }
+
+    /// Sends a batch's commands, grouped by presenter in the order each presenter first appears.
+    mutating func flush(_ batch: PendingBatch) {
+        var order: [PresenterID] = []
+        var commands: [PresenterID: [NavigationCommand]] = [:]
+        for (presenter, command) in batch.commands {
+            if commands[presenter] == nil {
+                order.append(presenter)
+            }
+            commands[presenter, default: []].append(command)
+        }
+        for presenter in order {
+            effects.batches.append(
+                CommandBatch(
+                    session: id,
+                    presenter: presenter,
+                    commands: commands[presenter] ?? [],
+                    flow: batch.flow,
+                    step: batch.step
+                )
+            )
+        }
+    }
+}
+
+/// The commands of one navigation, before they are grouped into batches.
+struct PendingBatch {
+    let flow: FlowID
+    let step: Step?
+    var commands: [(presenter: PresenterID, command: NavigationCommand)] = []
+
+    /// Applies a command the engine itself decided on (not a flow's), keeping it if it fits.
+    @discardableResult
+    mutating func run(
+        _ command: NavigationCommand,
+        for presenter: PresenterID,
+        on screens: inout ScreenTree
+    ) -> ScreenTree.Change? {
+        guard let change = try? screens.apply(command, for: presenter) else {
+            return nil
+        }
+        commands.append((presenter, command))
+        return change
+    }
+}

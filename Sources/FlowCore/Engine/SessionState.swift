@@ -1,0 +1,108 @@
+/// A session's whole state, as data: what a snapshot holds.
+struct SessionState: Sendable, Hashable, Codable {
+    let id: SessionID
+    let mainPresenter: PresenterID
+    var ids = IDAllocator()
+    var rootFlow: FlowID
+    var flows: [FlowID: FlowRecord] = [:]
+    var contributions: [Contribution] = []
+    var ended: [EndedBinding] = []
+    var screens = ScreenTree()
+    var visibility: [PresentableID: Visibility] = [:]
+    var queue: [WorkItem] = []
+    var idle: [WorkItem] = []
+    var waitingDeepLinks: [WaitingDeepLink] = []
+    var pendingGuard: PendingGuard?
+    var lastQuestion: UInt64 = 0
+    var tokens: [StepToken: TokenProgress] = [:]
+    var sessionData: JSONObject = [:]
+
+    /// The earliest deadline the session waits for, if any.
+    var nextDeadline: EngineTime? {
+        ([pendingGuard?.deadline] + waitingDeepLinks.map(\.deadline)).compactMap { $0 }.min()
+    }
+
+    /// The session's live flows, parents before children, siblings in start order.
+    func flowsInPreorder(from id: FlowID? = nil) -> [FlowID] {
+        let start = id ?? rootFlow
+        guard let record = flows[start] else {
+            return []
+        }
+        return [start] + record.children.flatMap { flowsInPreorder(from: $0) }
+    }
+}
+
+/// A running flow.
+struct FlowRecord: Sendable, Hashable, Codable {
+    let id: FlowID
+    let name: String
+    let parameters: JSONObject
+    let parent: FlowID?
+    var children: [FlowID] = []
+    let root: PresentableID
+    /// The flow's own stepper (never paused).
+    let stepper: Stepper
+    let allowStepWhenDismissed: Bool
+    let restoresParentOnEnd: Bool
+    var isReady = false
+    /// Children that must become ready before this flow is; `nil` until the flow navigated its first step.
+    var waitingFor: [FlowID]?
+}
+
+/// A presentable contributed with a stepper, in a flow.
+struct Contribution: Sendable, Hashable, Codable {
+    let flow: FlowID
+    let presentable: PresentableID
+    let stepper: Stepper
+    let allowStepWhenNotPresented: Bool
+    let allowStepWhenDismissed: Bool
+}
+
+/// A binding that ended, remembered to explain steps that still come for it.
+struct EndedBinding: Sendable, Hashable, Codable {
+    let stepper: Stepper
+    let presentable: PresentableID
+    let reason: DropReason
+}
+
+/// A step on its way to one flow.
+struct Delivery: Sendable, Hashable, Codable {
+    let flow: FlowID
+    let step: Step
+    let token: StepToken
+    /// For a deep link: which step of its path this is.
+    var pathIndex: Int?
+}
+
+/// Work waiting in a session's queue.
+enum WorkItem: Sendable, Hashable, Codable {
+    case deliver(Delivery)
+    case deepLink(token: StepToken, path: [Step], index: Int)
+}
+
+/// What is known of a step's deliveries so far.
+struct TokenProgress: Sendable, Hashable, Codable {
+    let step: Step
+    let source: StepSource?
+    var pending: Int
+    var accepted: [FlowID] = []
+    var drop: DropReason?
+    /// For a deep link: the length of its path, and whether some flow navigated its last step.
+    var pathLength: Int?
+    var reachedEnd = false
+}
+
+/// A step whose adapt waits for a guard's answer.
+struct PendingGuard: Sendable, Hashable, Codable {
+    let id: UInt64
+    let delivery: Delivery
+    let question: GuardQuestion
+    let deadline: EngineTime
+}
+
+/// A deep link that waits for the session to become ready.
+struct WaitingDeepLink: Sendable, Hashable, Codable {
+    let token: StepToken
+    let path: [Step]
+    let deadline: EngineTime
+}

@@ -1,0 +1,108 @@
+/// What became of a step: every step gets one, nothing is dropped silently.
+public enum StepFate: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The step was navigated by these flows.
+    case accepted(flows: [FlowID])
+    /// The step was dropped, for this reason.
+    case dropped(DropReason)
+
+    /// Whether the step was accepted.
+    public var isAccepted: Bool {
+        if case .accepted = self { true } else { false }
+    }
+
+    public var description: String {
+        switch self {
+        case .accepted(let flows): "accepted by " + flows.map(\.description).joined(separator: ", ")
+        case .dropped(let reason): "dropped: \(reason)"
+        }
+    }
+}
+
+/// Why a step was dropped, with what would have made it pass.
+public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The contribution's presentable was not visible (hidden, or not reported yet) when the step came.
+    case notVisible(PresentableID, Visibility)
+    /// The contribution's presentable was dismissed, which ended the contribution.
+    case dismissed(PresentableID)
+    /// No live contribution or flow listens to this stepper (or presentable).
+    case unboundStepper
+    /// The flow the step was for has ended.
+    case flowEnded(FlowID)
+    /// The flow's `adapt` turned the step into no step.
+    case adaptedAway(FlowID)
+    /// The session does not exist.
+    case unknownSession
+    /// A deep link waited for the session to become ready longer than allowed.
+    case deepLinkExpired
+    /// A deep link (or one step of a deep-link path) was navigated to nothing by every flow.
+    case unhandled(step: String)
+    /// The session's queue of steps was full.
+    case queueFull
+    /// The step was the "none" step, which is never navigated.
+    case noneStep
+    /// The session ended before the step was navigated.
+    case sessionEnded
+
+    /// A short code for logs, the wire and filters.
+    public var code: String {
+        switch self {
+        case .notVisible: "notVisible"
+        case .dismissed: "dismissed"
+        case .unboundStepper: "unboundStepper"
+        case .flowEnded: "flowEnded"
+        case .adaptedAway: "adaptedAway"
+        case .unknownSession: "unknownSession"
+        case .deepLinkExpired: "deepLinkExpired"
+        case .unhandled: "unhandled"
+        case .queueFull: "queueFull"
+        case .noneStep: "noneStep"
+        case .sessionEnded: "sessionEnded"
+        }
+    }
+
+    /// What happened, in a sentence.
+    public var description: String {
+        switch self {
+        case .notVisible(let id, let visibility):
+            "its presentable \(id) was \(visibility == .unknown ? "not reported visible yet" : "\(visibility)")"
+        case .dismissed(let id): "its presentable \(id) was dismissed, which ended its contribution"
+        case .unboundStepper: "no contribution or flow listens to this stepper"
+        case .flowEnded(let id): "the flow \(id) it was for has ended"
+        case .adaptedAway(let id): "the flow \(id) adapted it to no step"
+        case .unknownSession: "the session does not exist"
+        case .deepLinkExpired: "the deep link waited too long for the session to become ready"
+        case .unhandled(let step): "no flow navigated to \(step)"
+        case .queueFull: "the session's step queue was full"
+        case .noneStep: "it was the none step"
+        case .sessionEnded: "the session ended before it was navigated"
+        }
+    }
+
+    /// What would have made the step pass.
+    public var remedy: String {
+        switch self {
+        case .notVisible:
+            "have the presenter report the presentable visible first, or contribute it with allowStepWhenNotPresented"
+        case .dismissed:
+            "contribute it with allowStepWhenDismissed to keep taking its steps after a dismissal"
+        case .unboundStepper:
+            "contribute this stepper in a flow's navigate (or check the stepper id and the session)"
+        case .flowEnded:
+            "send it while the flow runs, or to a flow that is still running"
+        case .adaptedAway:
+            "meet the condition of the flow's adapt rule (session data or guard)"
+        case .unknownSession:
+            "say hello for the session first, or check its name"
+        case .deepLinkExpired:
+            "send the deep link once the session is ready, or raise the deep-link wait"
+        case .unhandled:
+            "handle the step in some flow's navigate, or send the path of steps that opens the flow that does"
+        case .queueFull:
+            "send steps more slowly, or raise the queue limit"
+        case .noneStep:
+            "send a real step"
+        case .sessionEnded:
+            "send it to a running session"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// What every presenter of a session shows: the presentables on screen and how they nest.
+///
+/// The engine keeps one to know what commands do (what a pop dismisses, what a snapshot holds); a presenter
+/// keeps one to apply the commands it receives. Both apply the same commands with ``apply(_:for:)``, so they
+/// agree on the result.
+public struct ScreenTree: Sendable, Hashable, Codable {
+    /// Each presenter's window root.
+    public internal(set) var windowRoots: [PresenterID: PresentableID] = [:]
+    /// Every presentable on screen, by id.
+    public internal(set) var nodes: [PresentableID: ScreenNode] = [:]
+
+    /// Creates an empty tree: nothing on screen.
+    public init() {}
+
+    /// The presentable with this id, if it is on screen.
+    public subscript(id: PresentableID) -> ScreenNode? {
+        nodes[id]
+    }
+
+    /// The presentable and everything it holds or presents, depth first (the presentable first).
+    public func subtree(of id: PresentableID) -> [PresentableID] {
+        guard let node = nodes[id] else {
+            return []
+        }
+        return [id] + node.children.flatMap { subtree(of: $0) }
+    }
+
+    /// Every presentable a presenter shows, depth first from its window root.
+    public func presentables(of presenter: PresenterID) -> [PresentableID] {
+        windowRoots[presenter].map { subtree(of: $0) } ?? []
+    }
+
+    /// The presentables a user of `presenter` can see: along the window root, the topmost modal; in a stack,
+    /// the top item; in tabs, the selected tab; in a split, both master and detail.
+    public func visiblePresentables(of presenter: PresenterID) -> [PresentableID] {
+        guard let root = windowRoots[presenter] else {
+            return []
+        }
+        return visible(from: root)
+    }
+
+    private func visible(from id: PresentableID) -> [PresentableID] {
+        guard let node = nodes[id] else {
+            return []
+        }
+        if let presented = node.presented {
+            return visible(from: presented)
+        }
+        var result = [id]
+        switch node.description.style {
+        case .screen:
+            break
+        case .stack:
+            if let top = node.items.last {
+                result += visible(from: top)
+            }
+        case .tabs:
+            if let selected = node.selectedTab, node.items.indices.contains(selected) {
+                result += visible(from: node.items[selected])
+            }
+        case .split:
+            result += [node.master, node.detail].compactMap { $0 }.flatMap { visible(from: $0) }
+        }
+        return result
+    }
+
+    /// The commands that build what `presenter` shows from an empty window: a snapshot as commands.
+    public func rebuildCommands(for presenter: PresenterID) -> [NavigationCommand] {
+        guard let root = windowRoots[presenter], let node = nodes[root] else {
+            return []
+        }
+        return [.setWindowRoot(node.description)] + contentCommands(of: root)
+    }
+
+    private func contentCommands(of id: PresentableID) -> [NavigationCommand] {
+        guard let node = nodes[id] else {
+            return []
+        }
+        var commands: [NavigationCommand] = []
+        switch node.description.style {
+        case .screen:
+            break
+        case .stack:
+            commands += node.items.compactMap { nodes[$0] }.map { .push($0.description, onto: id) }
+        case .tabs:
+            if let selected = node.selectedTab {
+                commands.append(.setTabs(id, node.items.compactMap { nodes[$0]?.description }, selected: selected))
+            }
+        case .split:
+            if let master = node.master.flatMap({ nodes[$0] }) {
+                commands.append(.setMaster(id, master.description))
+            }
+            if let detail = node.detail.flatMap({ nodes[$0] }) {
+                commands.append(.setDetail(id, detail.description))
+            }
+        }
+        for child in node.items + [node.master, node.detail].compactMap({ $0 }) {
+            commands += contentCommands(of: child)
+        }
+        if let presented = node.presented, let modal = nodes[presented] {
+            commands.append(.present(modal.description, over: id))
+            commands += contentCommands(of: presented)
+        }
+        return commands
+    }
+}
