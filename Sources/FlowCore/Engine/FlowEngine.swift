@@ -21,7 +21,11 @@ public struct FlowEngine: Sendable {
     private var sessionsWithDeadlines: Set<SessionID> = []
 
     /// Creates an engine with no sessions.
-    public init(registry: FlowRegistry = FlowRegistry(), options: EngineOptions = EngineOptions(), now: EngineTime = .zero) {
+    public init(
+        registry: FlowRegistry = FlowRegistry(),
+        options: EngineOptions = EngineOptions(),
+        now: EngineTime = .zero
+    ) {
         self.registry = registry
         self.options = options
         self.now = now
@@ -127,7 +131,11 @@ public struct FlowEngine: Sendable {
     }
 
     /// Answers a guard question; the waiting step navigates to its `ifAllowed` or `ifRefused` step.
-    public mutating func answerGuard(_ question: UInt64, allowed: Bool, session id: SessionID) throws(FlowCoreError)
+    public mutating func answerGuard(
+        _ question: UInt64,
+        allowed: Bool,
+        session id: SessionID
+    ) throws(FlowCoreError)
         -> Effects
     {
         var session = try existing(id)
@@ -136,7 +144,8 @@ public struct FlowEngine: Sendable {
     }
 
     /// Sets (or with `nil` removes) a value of the session's data, which flows read while adapting steps.
-    public mutating func setSessionData(_ key: String, _ value: JSONValue?, session id: SessionID) throws(FlowCoreError) {
+    public mutating func setSessionData(_ key: String, _ value: JSONValue?, session id: SessionID) throws(FlowCoreError)
+    {
         var session = try existing(id)
         session.state.sessionData[key] = value
         store(session)

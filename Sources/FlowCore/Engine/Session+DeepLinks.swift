@@ -15,7 +15,9 @@ extension Session {
             state.queue.append(.deepLink(token: token, path: path, index: 0))
             drain()
         } else if state.waitingDeepLinks.count < options.maxWaitingDeepLinks {
-            state.waitingDeepLinks.append(WaitingDeepLink(token: token, path: path, deadline: now + options.deepLinkWait))
+            state.waitingDeepLinks.append(
+                WaitingDeepLink(token: token, path: path, deadline: now + options.deepLinkWait)
+            )
             event(.deepLinkWaiting(token: token))
         } else {
             state.tokens[token] = nil

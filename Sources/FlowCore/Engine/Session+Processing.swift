@@ -159,8 +159,9 @@ extension Session {
             updateReadiness(of: flowID, startedChildren: startedChildren)
         }
         state.queue += deferred.map { .deliver($0) }
+        let handled = !contributors.isNone || !batch.commands.isEmpty
         flush(batch)
-        finish(delivery, .navigated(handled: !contributors.isNone))
+        finish(delivery, .navigated(handled: handled))
     }
 
     /// Starts taking a screen's steps from `stepper`, emitting the stepper's initial steps (each dropped,

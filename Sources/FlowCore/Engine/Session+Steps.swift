@@ -28,7 +28,8 @@ extension Session {
                 }
             }
         }
-        for binding in state.ended.reversed() where binding.stepper.listens(to: source, presentable: binding.presentable) {
+        for binding in state.ended.reversed()
+        where binding.stepper.listens(to: source, presentable: binding.presentable) {
             reasons.append(binding.reason)
         }
         guard !targets.isEmpty else {
@@ -76,7 +77,7 @@ extension Session {
 
     /// What became of one delivery of a step.
     enum DeliveryOutcome {
-        /// The flow navigated it; `handled` is false when navigate returned `.none`.
+        /// The flow navigated it; `handled` is false when navigate returned `.none` and changed no screen.
         case navigated(handled: Bool)
         case dropped(DropReason)
     }

@@ -34,7 +34,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     case unknownSession
     /// A deep link waited for the session to become ready longer than allowed.
     case deepLinkExpired
-    /// A deep link (or one step of a deep-link path) was navigated to nothing by every flow.
+    /// No flow navigated a deep link's (last) step to anything: every flow returned `.none` and changed no
+    /// screen.
     case unhandled(step: String)
     /// The session's queue of steps was full.
     case queueFull

@@ -84,14 +84,13 @@ public struct Navigator: Sendable {
 
     /// Makes `presentable` the root of a presenter's window (by default the presenter of this flow).
     public mutating func setWindowRoot(_ presentable: PresentableID, presenter: PresenterID? = nil) {
-        let target = presenter ?? self.presenter
-        place(presentable, operation: "setWindowRoot", presenter: { _ in target }) { .setWindowRoot($0) }
+        place(presentable, "setWindowRoot", presenter: presenter ?? self.presenter) { .setWindowRoot($0) }
     }
 
     /// Pushes `presentable` onto a stack (by default this flow's root).
     public mutating func push(_ presentable: PresentableID, onto stack: PresentableID? = nil) {
         let stack = stack ?? root
-        place(presentable, operation: "push", presenter: { $0[stack]?.presenter }) { .push($0, onto: stack) }
+        place(presentable, "push", presenter: screens[stack]?.presenter) { .push($0, onto: stack) }
     }
 
     /// Presents `presentable` modally over `host`; by default over whatever is topmost above this flow's root.
@@ -102,19 +101,19 @@ public struct Navigator: Sendable {
                 over = presented
             }
         }
-        place(presentable, operation: "present", presenter: { $0[over]?.presenter }) { .present($0, over: over) }
+        place(presentable, "present", presenter: screens[over]?.presenter) { .present($0, over: over) }
     }
 
     /// Shows `presentable` as the master of a split (by default this flow's root).
     public mutating func setMaster(_ presentable: PresentableID, in split: PresentableID? = nil) {
         let split = split ?? root
-        place(presentable, operation: "setMaster", presenter: { $0[split]?.presenter }) { .setMaster(split, $0) }
+        place(presentable, "setMaster", presenter: screens[split]?.presenter) { .setMaster(split, $0) }
     }
 
     /// Shows `presentable` as the detail of a split (by default this flow's root).
     public mutating func setDetail(_ presentable: PresentableID, in split: PresentableID? = nil) {
         let split = split ?? root
-        place(presentable, operation: "setDetail", presenter: { $0[split]?.presenter }) { .setDetail(split, $0) }
+        place(presentable, "setDetail", presenter: screens[split]?.presenter) { .setDetail(split, $0) }
     }
 
     /// Replaces the tabs of a tab container (by default this flow's root) and selects one.
@@ -141,7 +140,10 @@ public struct Navigator: Sendable {
         let stack = stack ?? root
         let items = screens[stack]?.items ?? []
         guard items.count >= 2 else {
-            reject("pop", FlowCoreError(.outOfRange, "pop: the stack \(stack) has \(items.count) item(s), nothing to pop"))
+            reject(
+                "pop",
+                FlowCoreError(.outOfRange, "pop: the stack \(stack) has \(items.count) item(s), nothing to pop")
+            )
             return
         }
         run(.pop(stack: stack, to: items[items.count - 2]), presenter: screens[stack]?.presenter)
@@ -173,14 +175,14 @@ public struct Navigator: Sendable {
 
     private mutating func place(
         _ presentable: PresentableID,
-        operation: String,
-        presenter: (ScreenTree) -> PresenterID?,
-        _ command: (PresentableDescription) -> NavigationCommand
+        _ operation: String,
+        presenter: PresenterID?,
+        command: (PresentableDescription) -> NavigationCommand
     ) {
         guard let description = madeDescription(presentable, operation: operation) else {
             return
         }
-        run(command(description), presenter: presenter(screens))
+        run(command(description), presenter: presenter)
     }
 
     private mutating func madeDescription(_ id: PresentableID, operation: String) -> PresentableDescription? {
@@ -196,15 +198,8 @@ public struct Navigator: Sendable {
     }
 
     private mutating func run(_ command: NavigationCommand, presenter: PresenterID?) {
-        let target: PresenterID
-        if case .setWindowRoot = command, let presenter {
-            target = presenter
-        } else if let presenter {
-            target = presenter
-        } else {
-            // The container is not on screen: apply reports which one.
-            target = self.presenter
-        }
+        // Without a presenter the container is not on screen, and applying the command says so.
+        let target = presenter ?? self.presenter
         do {
             let change = try screens.apply(command, for: target)
             commands.append((target, command))

@@ -47,7 +47,10 @@ extension ScreenTree {
         case .present(let description, let over):
             let host = try node(over, command, style: nil)
             if let presented = host.presented {
-                throw FlowCoreError(.alreadyPresenting, "present: \(over) already presents \(presented); dismiss it first")
+                throw FlowCoreError(
+                    .alreadyPresenting,
+                    "present: \(over) already presents \(presented); dismiss it first"
+                )
             }
             insert(description, presenter: host.presenter, parent: over, placement: .modal)
             nodes[over]?.presented = description.id
@@ -85,7 +88,10 @@ extension ScreenTree {
         case .selectTab(let tabs, let index):
             let container = try node(tabs, command, style: .tabs)
             guard container.items.indices.contains(index) else {
-                throw FlowCoreError(.outOfRange, "selectTab: tab \(index) does not exist (\(container.items.count) tabs)")
+                throw FlowCoreError(
+                    .outOfRange,
+                    "selectTab: tab \(index) does not exist (\(container.items.count) tabs)"
+                )
             }
             nodes[tabs]?.selectedTab = index
 
@@ -156,7 +162,9 @@ extension ScreenTree {
                 if let index = parent.items.firstIndex(of: id) {
                     parent.items.remove(at: index)
                     if let selected = parent.selectedTab {
-                        parent.selectedTab = parent.items.isEmpty ? nil : (selected > index ? selected - 1 : min(selected, parent.items.count - 1))
+                        parent.selectedTab =
+                            parent.items.isEmpty
+                            ? nil : (selected > index ? selected - 1 : min(selected, parent.items.count - 1))
                     }
                 }
             case .master:

@@ -30,8 +30,8 @@ public struct ScreenTree: Sendable, Hashable, Codable {
         windowRoots[presenter].map { subtree(of: $0) } ?? []
     }
 
-    /// The presentables a user of `presenter` can see: along the window root, the topmost modal; in a stack,
-    /// the top item; in tabs, the selected tab; in a split, both master and detail.
+    /// The presentables a user of `presenter` can see: in a stack, the top item; in tabs, the selected tab; in
+    /// a split, both master and detail; and a modal, when one is presented, covers everything beneath it.
     public func visiblePresentables(of presenter: PresenterID) -> [PresentableID] {
         guard let root = windowRoots[presenter] else {
             return []
@@ -39,12 +39,18 @@ public struct ScreenTree: Sendable, Hashable, Codable {
         return visible(from: root)
     }
 
+    /// What shows from `id` down; a modal presented anywhere along the way covers all of it.
     private func visible(from id: PresentableID) -> [PresentableID] {
+        let shown = shownIgnoringModals(from: id)
+        if let host = shown.last(where: { nodes[$0]?.presented != nil }), let modal = nodes[host]?.presented {
+            return visible(from: modal)
+        }
+        return shown
+    }
+
+    private func shownIgnoringModals(from id: PresentableID) -> [PresentableID] {
         guard let node = nodes[id] else {
             return []
-        }
-        if let presented = node.presented {
-            return visible(from: presented)
         }
         var result = [id]
         switch node.description.style {
@@ -52,14 +58,14 @@ public struct ScreenTree: Sendable, Hashable, Codable {
             break
         case .stack:
             if let top = node.items.last {
-                result += visible(from: top)
+                result += shownIgnoringModals(from: top)
             }
         case .tabs:
             if let selected = node.selectedTab, node.items.indices.contains(selected) {
-                result += visible(from: node.items[selected])
+                result += shownIgnoringModals(from: node.items[selected])
             }
         case .split:
-            result += [node.master, node.detail].compactMap { $0 }.flatMap { visible(from: $0) }
+            result += [node.master, node.detail].compactMap { $0 }.flatMap { shownIgnoringModals(from: $0) }
         }
         return result
     }

@@ -1,0 +1,98 @@
+import FlowCore
+import Testing
+
+/// A flow whose behaviour a test writes as closures; registered by name so snapshots can remake it.
+struct ScriptedFlow: Flow {
+    typealias Navigate = @Sendable (Step, inout Navigator) -> FlowContributors
+    typealias Adapt = @Sendable (Step, AdaptContext) -> Adaptation
+
+    let name: String
+    let root: FlowRoot
+    var restoresParentOnEnd = false
+    let navigateBody: Navigate
+    var adaptBody: Adapt?
+
+    init(
+        _ name: String,
+        root: FlowRoot? = nil,
+        restoresParentOnEnd: Bool = false,
+        navigate: @escaping Navigate = { _, _ in .none },
+        adapt: Adapt? = nil
+    ) {
+        self.name = name
+        self.root = root ?? .stack(name)
+        self.restoresParentOnEnd = restoresParentOnEnd
+        self.navigateBody = navigate
+        self.adaptBody = adapt
+    }
+
+    func adapt(step: Step, context: AdaptContext) -> Adaptation {
+        adaptBody?(step, context) ?? .step(step)
+    }
+
+    func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors {
+        navigateBody(step, &navigator)
+    }
+}
+
+extension Step {
+    static let one = Step("one")
+    static let two = Step("two")
+    static let three = Step("three")
+    static let multiple = Step("multiple")
+    static let unauthorized = Step("unauthorized")
+}
+
+extension Effects {
+    /// The steps flows navigated, in order, as `flowName:step`.
+    var navigations: [String] {
+        events.compactMap { event in
+            if case .didNavigate(_, let name, let step, _) = event.kind { "\(name):\(step.name)" } else { nil }
+        }
+    }
+
+    /// Just the step names navigated, in order.
+    var navigatedSteps: [String] {
+        events.compactMap { event in
+            if case .didNavigate(_, _, let step, _) = event.kind { step.name } else { nil }
+        }
+    }
+
+    /// The fate of the step with this token.
+    func fate(of token: StepToken) -> StepFate? {
+        fates.first { $0.token == token }?.fate
+    }
+
+    /// The flows that ended, in order.
+    var endedFlows: [FlowID] {
+        events.compactMap { event in
+            if case .flowEnded(let flow, _, _) = event.kind { flow } else { nil }
+        }
+    }
+
+    /// The flows that started, in order, with their names.
+    var startedFlows: [(id: FlowID, name: String)] {
+        events.compactMap { event in
+            if case .flowStarted(let flow, let name, _, _) = event.kind { (flow, name) } else { nil }
+        }
+    }
+
+    /// Every command sent, in order, as `presenter:operation`.
+    var commandLog: [String] {
+        batches.flatMap { batch in batch.commands.map { "\(batch.presenter):\($0.operation)" } }
+    }
+}
+
+/// Collects the effects of a test's calls, in order.
+struct Journal {
+    var all = Effects()
+
+    mutating func record(_ effects: Effects) {
+        all.append(effects)
+    }
+
+    mutating func record(_ result: (token: StepToken, effects: Effects)) -> StepToken {
+        all.append(result.effects)
+        return result.token
+    }
+}
