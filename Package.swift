@@ -14,6 +14,7 @@ let package = Package(
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "FlowCore"),
+        .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
     ],

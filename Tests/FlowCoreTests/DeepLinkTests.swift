@@ -138,26 +138,4 @@ private func nestedApp() -> ScriptedFlow {
         let third = engine.deepLink([.three], session: "s")
         #expect(third.effects.fate(of: third.token) == .dropped(.queueFull))
     }
-
-    @Test func readinessIsLatchedAndWaitsForChildFlows() throws {
-        let child = ScriptedFlow("Child")
-        let root = ScriptedFlow("Root") { step, navigator in
-            guard step == .one else { return .none }
-            let made = navigator.makeFlow(child)
-            navigator.push(made.root)
-            return .one(.contribute(made, stepper: .named("child")))
-        }
-        var engine = FlowEngine()
-        var journal = Journal()
-        journal.record(try engine.startSession("s", root: root, stepper: .one(.one)))
-        // The root navigated its first step but its child has not: not ready yet.
-        #expect(engine.inspect("s")?.isReady == false)
-        _ = journal.record(engine.receive(.two, from: .stepper("child"), session: "s"))
-        let ready = journal.all.events.compactMap { if case .flowReady(let flow) = $0.kind { flow } else { nil } }
-        #expect(ready == [FlowID(2), FlowID(1)])
-        // Latched: later steps do not signal again, and a late look still sees it.
-        _ = journal.record(engine.receive(.three, from: .stepper("child"), session: "s"))
-        #expect(journal.all.events.filter { if case .flowReady = $0.kind { true } else { false } }.count == 2)
-        #expect(engine.inspect("s")?.isReady == true)
-    }
 }

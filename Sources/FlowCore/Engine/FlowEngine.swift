@@ -107,8 +107,12 @@ public struct FlowEngine: Sendable {
     }
 
     /// Applies a presenter's visibility report for some of its presentables.
-    /// - Parameter presenter: the reporting presenter; reports about another presenter's screens are refused.
-    ///   `nil` skips that check (an in-process program reporting for itself).
+    /// - Parameters:
+    ///   - visibility: what the presenter says of them.
+    ///   - presentables: the presentables concerned, all shown by `presenter`.
+    ///   - presenter: the reporting presenter; reports about another presenter's screens are refused.
+    ///     `nil` skips that check (an in-process program reporting for itself).
+    ///   - id: the session.
     /// - Throws: ``FlowCoreError`` (unknown session or presentable, foreign presentable); nothing changes then.
     public mutating func report(
         _ visibility: Visibility,

@@ -1,0 +1,123 @@
+import FlowCore
+import Foundation
+
+/// A flow like the demo's lists: each step pushes a screen contributed with its own stepper; `back` pops.
+struct BenchmarkFlow: RestorableFlow {
+    init(parameters: JSONObject) {}
+    init() {}
+
+    var root: FlowRoot { .stack("list") }
+
+    func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors {
+        if step.name == "back" {
+            navigator.pop()
+            return .none
+        }
+        let screen = navigator.makeScreen("Detail", step.parameters)
+        navigator.push(screen)
+        return .one(.contribute(screen))
+    }
+}
+
+/// Measures the engine alone, in process: no sockets, no encoding.
+enum EngineBenchmarks {
+    /// Steps per second through one session, each step accepted and producing one command.
+    static func throughput(steps: Int) throws -> Result {
+        var engine = FlowEngine()
+        _ = try engine.startSession(
+            "bench",
+            root: BenchmarkFlow(),
+            stepper: .composite([.one(.home), .named("bench")])
+        )
+        let push = Step("picked", ["withId": 1])
+        let back = Step("back")
+        let clock = ContinuousClock()
+        var commands = 0
+        let elapsed = clock.measure {
+            for index in 0..<steps {
+                let effects = engine.receive(
+                    index.isMultiple(of: 2) ? push : back,
+                    from: .stepper("bench"),
+                    session: "bench"
+                ).effects
+                commands += effects.batches.count
+            }
+        }
+        precondition(commands == steps, "every step should produce one batch")
+        return Result(
+            name: "engine steps/s (in process)",
+            value: Double(steps) / elapsed.seconds,
+            unit: "steps/s",
+            detail: "\(steps) steps, one command each"
+        )
+    }
+
+    /// Memory per idle session and the time to create them.
+    static func sessions(count: Int) throws -> [Result] {
+        var engine = FlowEngine()
+        let before = residentBytes()
+        let clock = ContinuousClock()
+        let created = try clock.measure {
+            for index in 0..<count {
+                _ = try engine.startSession(
+                    SessionID("session-\(index)"),
+                    root: BenchmarkFlow(),
+                    stepper: .composite([.one(.home), .named("bench")])
+                )
+            }
+        }
+        let after = residentBytes()
+        precondition(engine.sessionCount == count)
+        // One step in the middle of all these sessions, to see that latency does not grow with their number.
+        let middle = SessionID("session-\(count / 2)")
+        var stepTimes: [Duration] = []
+        for index in 0..<1000 {
+            let step = index.isMultiple(of: 2) ? Step("picked", ["withId": 1]) : Step("back")
+            let start = clock.now
+            _ = engine.receive(step, from: .stepper("bench"), session: middle)
+            stepTimes.append(clock.now - start)
+        }
+        stepTimes.sort()
+        let memory =
+            count < 1000
+            ? []
+            : [
+                Result(
+                    name: "memory per idle session",
+                    value: Double(after - before) / Double(count),
+                    unit: "bytes",
+                    detail: "\(count) sessions, resident set growth"
+                )
+            ]
+        return memory + [
+            Result(
+                name: "session creation",
+                value: Double(count) / created.seconds,
+                unit: "sessions/s",
+                detail: "\(count) sessions in \(String(format: "%.2f", created.seconds)) s"
+            ),
+            Result(
+                name: "step latency p50 among \(count) sessions",
+                value: stepTimes[stepTimes.count / 2].seconds * 1_000_000,
+                unit: "µs",
+                detail: "p99 \(String(format: "%.1f", stepTimes[stepTimes.count * 99 / 100].seconds * 1_000_000)) µs"
+            ),
+        ]
+    }
+
+    /// The process's resident set size, from /proc.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+            return 0
+        }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
