@@ -6,6 +6,14 @@ let package = Package(
     products: [
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "FlowCore", targets: ["FlowCore"]),
+        .library(name: "FlowSpec", targets: ["FlowSpec"]),
+        .executable(name: "flowd", targets: ["flowd"]),
+    ],
+    dependencies: [
+        // YAML with line and column for every node: flow files are checked before they run.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // The command lines of flowd and flowctl.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -14,9 +22,15 @@ let package = Package(
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "FlowCore"),
+        .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
+        .executableTarget(
+            name: "flowd",
+            dependencies: ["FlowSpec", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
+        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"]),
     ],
     swiftLanguageModes: [.v6]
 )

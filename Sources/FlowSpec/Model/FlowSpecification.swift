@@ -1,0 +1,128 @@
+import FlowCore
+
+/// A whole application's navigation, read from a flow file: the session's root flow and first stepper, the
+/// steps it uses, and every flow.
+public struct FlowSpecification: Sendable {
+    /// The format version this FlowBus reads.
+    public static let currentVersion = 1
+
+    /// The file it was read from.
+    public let file: String
+    /// How a new session starts.
+    public let session: SessionSpec
+    /// Every step, with its parameters, in file order.
+    public let steps: [StepDeclaration]
+    /// Every flow, in file order.
+    public let flows: [FlowDefinition]
+
+    /// The flow with this name.
+    public func flow(named name: String) -> FlowDefinition? {
+        flows.first { $0.name == name }
+    }
+
+    /// The step declaration with this name.
+    public func step(named name: String) -> StepDeclaration? {
+        steps.first { $0.name == name }
+    }
+
+    /// The number of distinct screen names the flows show.
+    public var screenNames: [String] {
+        var names: [String] = []
+        for flow in flows {
+            for handler in flow.handlers {
+                for presentation in handler.actions.flatMap(\.presentations) where !presentation.isFlow {
+                    if !names.contains(presentation.target) {
+                        names.append(presentation.target)
+                    }
+                }
+            }
+        }
+        return names
+    }
+}
+
+/// How a new session starts: its root flow and the stepper that drives it.
+public struct SessionSpec: Sendable {
+    /// The root flow's name.
+    public let rootFlow: String
+    /// The root flow's own stepper.
+    public let stepper: StepperSpec
+    /// Where `root` is written.
+    public let location: SourceLocation
+}
+
+/// A step the application uses, and the parameters it carries.
+public struct StepDeclaration: Sendable {
+    /// The step's name.
+    public let name: String
+    /// Its parameters, in file order.
+    public let parameters: [ParameterDeclaration]
+    /// Where it is declared.
+    public let location: SourceLocation
+}
+
+/// A step parameter and its type.
+public struct ParameterDeclaration: Sendable {
+    /// The parameter's name.
+    public let name: String
+    /// Its type.
+    public let type: ParameterType
+    /// Where it is declared.
+    public let location: SourceLocation
+}
+
+/// The type of a step parameter.
+public enum ParameterType: String, Sendable, CaseIterable {
+    case int, double, string, bool, any
+
+    /// Whether `value` is of this type.
+    public func accepts(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.any, _), (.int, .int), (.double, .double), (.double, .int), (.string, .string), (.bool, .bool): true
+        default: false
+        }
+    }
+}
+
+/// A stepper as written in a flow file.
+public indirect enum StepperSpec: Sendable {
+    /// The screen's own stepper (`own`).
+    case own
+    /// A stepper process (`{named: auth}`).
+    case named(String)
+    /// One step (`{one: introIsRequired}`).
+    case one(StepTemplate)
+    /// `home` once (`default`).
+    case `default`
+    /// No steps (`none`).
+    case none
+    /// Several (`{composite: [...]}`).
+    case composite([StepperSpec])
+
+    /// The steps it emits itself.
+    public var templates: [StepTemplate] {
+        switch self {
+        case .one(let template): [template]
+        case .composite(let steppers): steppers.flatMap(\.templates)
+        case .own, .named, .default, .none: []
+        }
+    }
+}
+
+/// A step to emit, whose parameters may be taken from the step being handled (`$name`).
+public struct StepTemplate: Sendable {
+    /// The step's name.
+    public let name: String
+    /// Its parameters.
+    public let parameters: [(name: String, value: ValueTemplate)]
+    /// Where it is written.
+    public let location: SourceLocation
+}
+
+/// A value: written in the file, or taken from the step being handled.
+public enum ValueTemplate: Sendable {
+    /// This value.
+    case literal(JSONValue)
+    /// The parameter of this name of the step being handled (`$withId`).
+    case reference(String)
+}

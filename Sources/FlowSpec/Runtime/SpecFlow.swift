@@ -1,0 +1,187 @@
+import FlowCore
+
+/// A flow of a flow file, running in FlowCore: `adapt` applies the flow's rules, `navigate` carries out the
+/// step's actions in order.
+public struct SpecFlow: Flow {
+    /// The whole specification (child flows are made from it).
+    public let specification: FlowSpecification
+    /// This flow's definition.
+    public let definition: FlowDefinition
+
+    /// The flow named `name` of `specification`.
+    public init?(_ name: String, in specification: FlowSpecification) {
+        guard let definition = specification.flow(named: name) else {
+            return nil
+        }
+        self.specification = specification
+        self.definition = definition
+    }
+
+    public var name: String { definition.name }
+    public var root: FlowRoot { definition.root }
+    public var restoresParentOnEnd: Bool { definition.restoresParentOnEnd }
+
+    public func adapt(step: Step, context: AdaptContext) -> Adaptation {
+        guard let rule = definition.adaptRules.first(where: { $0.step == step.name }) else {
+            return .step(step)
+        }
+        let otherwise = rule.otherwise.map { $0.bound(to: step) } ?? .none
+        switch rule.condition {
+        case .permission(let permission):
+            let granted = context.sessionData["permissions"]?.arrayValue?.contains(.string(permission)) ?? false
+            return granted ? .step(step) : (otherwise.isNone ? .none : .step(otherwise))
+        case .data(let key, let equals):
+            let value = context.sessionData[key]
+            let holds =
+                if let equals { value == equals } else { value != nil && value != .null && value != .bool(false) }
+            return holds ? .step(step) : (otherwise.isNone ? .none : .step(otherwise))
+        case .askGuard(let name, let subject):
+            return .ask(GuardQuestion(guardName: name, subject: subject, step: step, ifAllowed: step, ifRefused: otherwise))
+        }
+    }
+
+    public func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors {
+        guard let handler = definition.handler(for: step.name) else {
+            return .none
+        }
+        var contributors: [FlowContributor] = []
+        for action in handler.actions {
+            switch action.kind {
+            case .show(let presentation), .start(let presentation):
+                let (presentable, contributor) = make(presentation, for: step, with: &navigator)
+                place(presentable, presentation, with: &navigator)
+                contributors += contributor.map { [$0] } ?? []
+            case .tabs(let tabs, let selected):
+                let made = tabs.map { make($0, for: step, with: &navigator) }
+                navigator.setTabs(made.map(\.0), selected: selected)
+                contributors += made.compactMap(\.1)
+            case .dismiss(.presented):
+                navigator.dismissPresented()
+            case .dismiss(.root):
+                navigator.dismiss(navigator.root)
+            case .pop(.top):
+                navigator.pop()
+            case .pop(.root):
+                navigator.popToRoot()
+            case .selectTab(let index):
+                navigator.selectTab(index)
+            case .forwardToCurrentFlow(let template):
+                contributors.append(.forwardToCurrentFlow(template.bound(to: step)))
+            case .forwardToParentFlow(let template):
+                contributors.append(.forwardToParentFlow(template.bound(to: step)))
+            case .end(let template):
+                return .end(forwardToParentFlowWithStep: template.bound(to: step))
+            }
+        }
+        switch contributors.count {
+        case 0: return .none
+        case 1: return .one(contributors[0])
+        default: return .multiple(contributors)
+        }
+    }
+
+    /// Makes the screen or the child flow, and its contribution (none for `contribute: false`).
+    private func make(
+        _ presentation: Presentation,
+        for step: Step,
+        with navigator: inout Navigator
+    ) -> (PresentableID, FlowContributor?) {
+        let stepper = presentation.stepper.compiled(for: step)
+        if presentation.isFlow, let child = SpecFlow(presentation.target, in: specification) {
+            let made = navigator.makeFlow(child)
+            return (made.root, .contribute(made, stepper: stepper, allowStepWhenDismissed: presentation.allowStepWhenDismissed))
+        }
+        let screen = navigator.makeScreen(presentation.target, presentation.parameters.bound(to: step))
+        guard presentation.contributes else {
+            return (screen, nil)
+        }
+        let contributor = FlowContributor.contribute(
+            screen,
+            stepper: stepper,
+            allowStepWhenNotPresented: presentation.allowStepWhenNotPresented,
+            allowStepWhenDismissed: presentation.allowStepWhenDismissed
+        )
+        return (screen, contributor)
+    }
+
+    private func place(_ presentable: PresentableID, _ presentation: Presentation, with navigator: inout Navigator) {
+        switch presentation.placement {
+        case .push: navigator.push(presentable)
+        case .present: navigator.present(presentable)
+        case .master: navigator.setMaster(presentable)
+        case .detail: navigator.setDetail(presentable)
+        case .window: navigator.setWindowRoot(presentable, presenter: presentation.presenter.map { PresenterID($0) })
+        case .tab: navigator.setTabs([presentable])
+        }
+    }
+}
+
+extension StepTemplate {
+    /// The step, with `$references` taken from `step`'s parameters.
+    func bound(to step: Step) -> Step {
+        Step(name, parameters.bound(to: step))
+    }
+}
+
+extension [(name: String, value: ValueTemplate)] {
+    /// The parameters, with `$references` taken from `step`'s parameters (missing ones are null).
+    func bound(to step: Step) -> JSONObject {
+        var object: JSONObject = [:]
+        for (name, value) in self {
+            switch value {
+            case .literal(let literal): object[name] = literal
+            case .reference(let reference): object[name] = step.parameters[reference] ?? .null
+            }
+        }
+        return object
+    }
+}
+
+extension StepperSpec {
+    /// The engine's stepper, with one-step templates bound to `step`.
+    func compiled(for step: Step) -> Stepper {
+        switch self {
+        case .own: .presentable
+        case .named(let id): .named(id)
+        case .one(let template): .one(template.bound(to: step))
+        case .default: .default
+        case .none: .none
+        case .composite(let steppers): .composite(steppers.map { $0.compiled(for: step) })
+        }
+    }
+}
+
+extension FlowSpecification {
+    /// A registry that makes every flow of the file by name (for restoring sessions).
+    public var registry: FlowRegistry {
+        var registry = FlowRegistry()
+        for flow in flows {
+            let name = flow.name
+            registry.register(name) { _ in
+                guard let made = SpecFlow(name, in: self) else {
+                    throw FlowCoreError(.unknownFlow, "flow '\(name)' is not in \(self.file)")
+                }
+                return made
+            }
+        }
+        return registry
+    }
+
+    /// The session's root flow.
+    public var rootFlow: SpecFlow {
+        guard let flow = SpecFlow(session.rootFlow, in: self) else {
+            preconditionFailure("a loaded specification always defines its root flow")
+        }
+        return flow
+    }
+
+    /// The root flow's own stepper.
+    public var rootStepper: Stepper {
+        session.stepper.compiled(for: .none)
+    }
+
+    /// Starts a session of this application in `engine`.
+    public func startSession(_ id: SessionID, in engine: inout FlowEngine) throws(FlowCoreError) -> Effects {
+        try engine.startSession(id, root: rootFlow, stepper: rootStepper)
+    }
+}

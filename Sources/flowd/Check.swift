@@ -1,0 +1,60 @@
+import Foundation
+import ArgumentParser
+import FlowSpec
+
+/// `flowd check FILE`: reads and checks a flow file without opening any socket.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a flow file and print its problems, or a summary.",
+        discussion: """
+            Prints every problem as FILE:LINE:COLUMN: error: MESSAGE and exits 1, or prints "ok" with the \
+            number of flows, steps and screens and exits 0. With --format dot, prints the flow graph for \
+            Graphviz instead of the summary.
+
+            Examples:
+              flowd check deploy/flows/movies.yaml
+              flowd check --format dot deploy/flows/movies.yaml | dot -Tsvg > flows.svg
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, dot
+    }
+
+    @Argument(help: "The flow file (YAML).")
+    var file: String
+
+    @Option(help: "text (problems or a summary) or dot (the flow graph).")
+    var format: Format = .text
+
+    func run() throws {
+        let spec: FlowSpecification
+        do {
+            spec = try FlowSpecification.load(contentsOf: file)
+        } catch {
+            for diagnostic in error.diagnostics {
+                print(diagnostic)
+            }
+            printError(error.diagnostics.isEmpty ? error.message : "\(file): \(error.diagnostics.count) problem(s)")
+            throw ExitCode.failure
+        }
+        switch format {
+        case .text:
+            print("ok: \(file): \(spec.summary)")
+        case .dot:
+            print(FlowGraph.dot(spec), terminator: "")
+        }
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    var standardError = StandardError()
+    print(message, to: &standardError)
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
+}
