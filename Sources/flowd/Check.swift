@@ -1,6 +1,6 @@
-import Foundation
 import ArgumentParser
 import FlowSpec
+import Foundation
 
 /// `flowd check FILE`: reads and checks a flow file without opening any socket.
 struct Check: ParsableCommand {

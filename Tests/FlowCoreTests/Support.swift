@@ -58,11 +58,6 @@ extension Effects {
         }
     }
 
-    /// The fate of the step with this token.
-    func fate(of token: StepToken) -> StepFate? {
-        fates.first { $0.token == token }?.fate
-    }
-
     /// The flows that ended, in order.
     var endedFlows: [FlowID] {
         events.compactMap { event in

@@ -18,6 +18,11 @@ public struct Effects: Sendable, Hashable {
         }
     }
 
+    /// The fate of the step with this token, if it was decided in these effects.
+    public func fate(of token: StepToken) -> StepFate? {
+        fates.first { $0.token == token }?.fate
+    }
+
     /// Whether there is nothing to do.
     public var isEmpty: Bool {
         batches.isEmpty && events.isEmpty && questions.isEmpty

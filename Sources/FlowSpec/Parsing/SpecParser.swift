@@ -17,7 +17,11 @@ struct SpecParser {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
-                reader.report(.malformedYAML, at: nil, "the file is empty; a flow file needs version, session and flows")
+                reader.report(
+                    .malformedYAML,
+                    at: nil,
+                    "the file is empty; a flow file needs version, session and flows"
+                )
                 return nil
             }
             root = node
@@ -163,7 +167,11 @@ struct SpecParser {
         if let rootNode = value("root") {
             root = parseRoot(rootNode, flow: name) ?? root
         } else {
-            reader.report(.missingKey, at: keyNode, "\(context) needs 'root:' ({stack: name}, {tabs: ...}, {split: ...})")
+            reader.report(
+                .missingKey,
+                at: keyNode,
+                "\(context) needs 'root:' ({stack: name}, {tabs: ...}, {split: ...})"
+            )
         }
         let restores = value("restoreParentOnEnd").flatMap { reader.bool($0, "restoreParentOnEnd") } ?? false
         let rules = value("adapt").map { parseAdapt($0, flow: name) } ?? []
@@ -225,7 +233,11 @@ struct SpecParser {
             case (let requires?, nil):
                 condition = parseRequirement(requires, context: context)
             case (nil, let guardNode?):
-                if let guardEntries = reader.entries(guardNode, in: "'guard' of \(context)", allowed: ["name", "subject"]),
+                if let guardEntries = reader.entries(
+                    guardNode,
+                    in: "'guard' of \(context)",
+                    allowed: ["name", "subject"]
+                ),
                     let nameNode = guardEntries.first(where: { $0.key == "name" })?.value,
                     let guardName = reader.name(nameNode, "the guard's name")
                 {
@@ -256,7 +268,12 @@ struct SpecParser {
     }
 
     private mutating func parseRequirement(_ node: Node, context: String) -> Condition? {
-        guard let members = reader.entries(node, in: "'requires' of \(context)", allowed: ["permission", "data", "equals"])
+        guard
+            let members = reader.entries(
+                node,
+                in: "'requires' of \(context)",
+                allowed: ["permission", "data", "equals"]
+            )
         else {
             return nil
         }
@@ -267,7 +284,11 @@ struct SpecParser {
         if let data = value("data"), value("permission") == nil, let key = reader.name(data, "the data key") {
             return .data(key: key, equals: value("equals").flatMap { reader.json($0) })
         }
-        reader.report(.wrongType, at: node, "'requires' needs either 'permission: name' or 'data: key' (with 'equals:')")
+        reader.report(
+            .wrongType,
+            at: node,
+            "'requires' needs either 'permission: name' or 'data: key' (with 'equals:')"
+        )
         return nil
     }
 
@@ -311,7 +332,9 @@ struct SpecParser {
 
     mutating func parseStepTemplate(_ node: Node) -> StepTemplate? {
         if case .scalar = node {
-            return reader.name(node, "a step").map { StepTemplate(name: $0, parameters: [], location: reader.location(node)) }
+            return reader.name(node, "a step").map {
+                StepTemplate(name: $0, parameters: [], location: reader.location(node))
+            }
         }
         guard let entries = reader.entries(node, in: "a step", allowed: ["step", "params"]),
             let nameNode = entries.first(where: { $0.key == "step" })?.value

@@ -42,7 +42,9 @@ public enum FlowGraph {
             return ["  \(source) -> \(source) [label=\"\(step) → \(template.name)\", style=dotted];"]
         case .forwardToParentFlow(let template), .end(let template):
             let verb = if case .end = action.kind { "end" } else { "forward" }
-            return ["  \(source) -> \"parent of \(flow.name)\" [label=\"\(step): \(verb) \(template.name)\", style=dashed];"]
+            return [
+                "  \(source) -> \"parent of \(flow.name)\" [label=\"\(step): \(verb) \(template.name)\", style=dashed];"
+            ]
         case .dismiss, .pop, .selectTab:
             return []
         }

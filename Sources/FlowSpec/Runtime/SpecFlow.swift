@@ -36,7 +36,9 @@ public struct SpecFlow: Flow {
                 if let equals { value == equals } else { value != nil && value != .null && value != .bool(false) }
             return holds ? .step(step) : (otherwise.isNone ? .none : .step(otherwise))
         case .askGuard(let name, let subject):
-            return .ask(GuardQuestion(guardName: name, subject: subject, step: step, ifAllowed: step, ifRefused: otherwise))
+            return .ask(
+                GuardQuestion(guardName: name, subject: subject, step: step, ifAllowed: step, ifRefused: otherwise)
+            )
         }
     }
 
@@ -89,7 +91,10 @@ public struct SpecFlow: Flow {
         let stepper = presentation.stepper.compiled(for: step)
         if presentation.isFlow, let child = SpecFlow(presentation.target, in: specification) {
             let made = navigator.makeFlow(child)
-            return (made.root, .contribute(made, stepper: stepper, allowStepWhenDismissed: presentation.allowStepWhenDismissed))
+            return (
+                made.root,
+                .contribute(made, stepper: stepper, allowStepWhenDismissed: presentation.allowStepWhenDismissed)
+            )
         }
         let screen = navigator.makeScreen(presentation.target, presentation.parameters.bound(to: step))
         guard presentation.contributes else {

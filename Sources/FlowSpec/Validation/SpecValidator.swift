@@ -139,7 +139,8 @@ struct SpecValidator {
                 break
             }
         }
-        for parameter in declaration.parameters where !template.parameters.contains(where: { $0.name == parameter.name }) {
+        for parameter in declaration.parameters
+        where !template.parameters.contains(where: { $0.name == parameter.name }) {
             report(
                 .missingParameter,
                 at: template.location,
@@ -184,7 +185,11 @@ struct SpecValidator {
                 if case .tabs(let tabs, let selected) = action.kind {
                     requireRoot(.tabs, style, action, flow, "'tabs'")
                     if !tabs.isEmpty && selected >= tabs.count {
-                        report(.invalidAction, at: action.location, "selected tab \(selected) does not exist: there are \(tabs.count)")
+                        report(
+                            .invalidAction,
+                            at: action.location,
+                            "selected tab \(selected) does not exist: there are \(tabs.count)"
+                        )
                     }
                 }
             case .pop:
