@@ -35,6 +35,9 @@ public struct EngineOptions: Sendable, Hashable, Codable {
     public var guardTimeout: Duration = .seconds(2)
     /// How many steps a session keeps queued at most.
     public var maxQueuedSteps: Int = 1024
+    /// How many navigations one event may cause in a session; past that (a forward loop), the session's queued
+    /// steps are dropped with ``DropReason/tooManySteps``.
+    public var maxStepsPerEvent: Int = 10_000
     /// How many ended contributions and flows a session remembers, to explain later steps to them.
     public var endedMemory: Int = 32
     /// The presenter that shows a session's root flow.

@@ -72,9 +72,10 @@ public struct FlowEngine: Sendable {
 
     /// Ends a session and everything in it.
     public mutating func endSession(_ id: SessionID) -> Effects {
-        guard var session = sessions.removeValue(forKey: id) else {
+        guard var session = session(id) else {
             return Effects()
         }
+        sessions[id] = nil
         sessionsWithDeadlines.remove(id)
         session.end()
         return session.takeEffects()
@@ -88,7 +89,7 @@ public struct FlowEngine: Sendable {
         from source: StepSource,
         session id: SessionID
     ) -> (token: StepToken, effects: Effects) {
-        guard var session = sessions[id] else {
+        guard var session = session(id) else {
             return (StepToken(0), unknownSession(id, step: step, source: source))
         }
         let token = session.receive(step, from: source)
@@ -99,7 +100,7 @@ public struct FlowEngine: Sendable {
     /// session (RxFlow's `navigate(to:)`). Before the session is ready, it waits (bounded by
     /// ``EngineOptions/deepLinkWait``).
     public mutating func deepLink(_ path: [Step], session id: SessionID) -> (token: StepToken, effects: Effects) {
-        guard var session = sessions[id] else {
+        guard var session = session(id) else {
             return (StepToken(0), unknownSession(id, step: path.last ?? .none, source: nil))
         }
         let token = session.receiveDeepLink(path)
@@ -127,7 +128,7 @@ public struct FlowEngine: Sendable {
 
     /// A presenter stopped answering: its screens become hidden (their steps pause), not dismissed.
     public mutating func presenterLost(_ presenter: PresenterID, session id: SessionID) -> Effects {
-        guard var session = sessions[id] else {
+        guard var session = session(id) else {
             return Effects()
         }
         session.presenterLost(presenter)
@@ -178,8 +179,10 @@ public struct FlowEngine: Sendable {
     }
 
     /// Restores a session from a snapshot, remaking its flows with the registry. The session then behaves
-    /// exactly as the one the snapshot was taken from.
-    public mutating func restore(_ snapshot: SessionSnapshot) throws(FlowCoreError) {
+    /// exactly as the one the snapshot was taken from. Deadlines start again on this engine's clock, and a
+    /// guard question that was waiting is asked again: it is among the returned effects.
+    @discardableResult
+    public mutating func restore(_ snapshot: SessionSnapshot) throws(FlowCoreError) -> Effects {
         guard snapshot.version == SessionSnapshot.currentVersion else {
             throw FlowCoreError(
                 .invalidSnapshot,
@@ -189,7 +192,8 @@ public struct FlowEngine: Sendable {
         guard sessions[snapshot.state.id] == nil else {
             throw FlowCoreError(.sessionExists, "session \(snapshot.state.id) already runs; end it before restoring")
         }
-        store(try Session(state: snapshot.state, registry: registry, options: options, now: now))
+        var session = try Session(state: snapshot.state, registry: registry, options: options, now: now)
+        return finish(&session)
     }
 
     /// What is on screen in a session.
@@ -203,9 +207,18 @@ public struct FlowEngine: Sendable {
     }
 
     private func existing(_ id: SessionID) throws(FlowCoreError) -> Session {
-        guard let session = sessions[id] else {
+        guard let session = session(id) else {
             throw FlowCoreError(.unknownSession, "session \(id) does not exist")
         }
+        return session
+    }
+
+    /// A session, told the engine's current time (it only learns it when it has work).
+    private func session(_ id: SessionID) -> Session? {
+        guard var session = sessions[id] else {
+            return nil
+        }
+        session.now = now
         return session
     }
 

@@ -10,6 +10,10 @@ extension Session {
             decide(token, step: last, source: nil, fate: .dropped(.unhandled(step: "")))
             return token
         }
+        if state.queue.count + state.idle.count >= options.maxQueuedSteps {
+            decide(token, step: last, source: nil, fate: .dropped(.queueFull))
+            return token
+        }
         state.tokens[token] = TokenProgress(step: last, source: nil, pending: 1, pathLength: path.count)
         if state.flows[state.rootFlow]?.isReady == true {
             state.queue.append(.deepLink(token: token, path: path, index: 0))
@@ -28,10 +32,20 @@ extension Session {
 
     /// Sends one step of a deep link's path to every live flow, and schedules the next step for when the
     /// queue is idle.
+    ///
+    /// Paths do not interleave: a deep link that comes while another's path is under way waits behind it.
     mutating func broadcast(token: StepToken, path: [Step], index: Int) {
         guard var progress = state.tokens[token] else {
+            if state.activePath == token {
+                state.activePath = nil
+            }
             return
         }
+        if index == 0, let active = state.activePath, active != token {
+            state.idle.append(.deepLink(token: token, path: path, index: index))
+            return
+        }
+        state.activePath = index + 1 < path.count ? token : nil
         let targets = state.flowsInPreorder()
         progress.pending += targets.count - 1
         if index + 1 < path.count {
@@ -78,6 +92,7 @@ extension Session {
     mutating func end() {
         var batch = PendingBatch(flow: state.rootFlow, step: nil)
         endFlow(state.rootFlow, reason: "the session ended", batch: &batch)
+        flush(batch)
         for token in state.tokens.keys.sorted() {
             if let progress = state.tokens[token] {
                 decide(token, step: progress.step, source: progress.source, fate: .dropped(.sessionEnded))
@@ -85,6 +100,7 @@ extension Session {
         }
         state.queue = []
         state.idle = []
+        state.activePath = nil
         state.waitingDeepLinks = []
         state.pendingGuard = nil
         event(.sessionEnded)

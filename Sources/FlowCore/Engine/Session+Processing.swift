@@ -1,14 +1,44 @@
 extension Session {
     /// Processes queued work, one item at a time in order, until the queue is empty or a guard must answer.
     /// Work that arrives meanwhile is queued behind, never handled re-entrantly.
+    ///
+    /// One event may cause at most ``EngineOptions/maxStepsPerEvent`` navigations; past that (a forward
+    /// loop), the rest of the queue is dropped with ``DropReason/tooManySteps``, so no session can stall
+    /// the engine.
     mutating func drain() {
+        var processed = 0
         while state.pendingGuard == nil {
+            let item: WorkItem
             if !state.queue.isEmpty {
-                process(state.queue.removeFirst())
+                item = state.queue.removeFirst()
             } else if !state.idle.isEmpty {
-                process(state.idle.removeFirst())
+                item = state.idle.removeFirst()
             } else {
                 break
+            }
+            processed += 1
+            if processed > options.maxStepsPerEvent {
+                dropEverythingQueued(with: .tooManySteps, first: item)
+                break
+            }
+            process(item)
+        }
+    }
+
+    /// Drops every queued item (and `first`), deciding their steps' fates.
+    private mutating func dropEverythingQueued(with reason: DropReason, first: WorkItem) {
+        let items = [first] + state.queue + state.idle
+        state.queue = []
+        state.idle = []
+        state.activePath = nil
+        for item in items {
+            switch item {
+            case .deliver(let delivery):
+                finish(delivery, .dropped(reason))
+            case .deepLink(let token, _, _):
+                if let progress = state.tokens[token] {
+                    decide(token, step: progress.step, source: progress.source, fate: .dropped(reason))
+                }
             }
         }
     }
@@ -31,8 +61,7 @@ extension Session {
         let context = AdaptContext(session: id, flow: delivery.flow, sessionData: state.sessionData)
         switch flow.adapt(step: delivery.step, context: context) {
         case .none:
-            event(.adapted(flow: delivery.flow, from: delivery.step, to: .none))
-            finish(delivery, .dropped(.adaptedAway(delivery.flow)))
+            adaptedAway(delivery, to: .none)
         case .step(let step):
             navigate(delivery, to: step)
         case .ask(let question):
@@ -69,6 +98,14 @@ extension Session {
         drain()
     }
 
+    /// A step adapted to no step: dropped with the reason. As in RxFlow (where the none step is navigated),
+    /// the flow has still processed a step, which counts for its readiness.
+    private mutating func adaptedAway(_ delivery: Delivery, to step: Step) {
+        event(.adapted(flow: delivery.flow, from: delivery.step, to: step))
+        finish(delivery, .dropped(.adaptedAway(delivery.flow)))
+        updateReadiness(of: delivery.flow, startedChildren: [])
+    }
+
     /// Navigates a delivered (and adapted) step in its flow and carries out what the flow returned.
     private mutating func navigate(_ delivery: Delivery, to step: Step) {
         let flowID = delivery.flow
@@ -77,8 +114,7 @@ extension Session {
             return
         }
         if step.isNone {
-            event(.adapted(flow: flowID, from: delivery.step, to: step))
-            finish(delivery, .dropped(.adaptedAway(flowID)))
+            adaptedAway(delivery, to: step)
             return
         }
         if step != delivery.step {
@@ -155,10 +191,11 @@ extension Session {
                 }
             }
         }
+        // Forwards first: a deep link released by readiness goes behind them.
+        state.queue += deferred.map { .deliver($0) }
         if state.flows[flowID] != nil {
             updateReadiness(of: flowID, startedChildren: startedChildren)
         }
-        state.queue += deferred.map { .deliver($0) }
         let handled = !contributors.isNone || !batch.commands.isEmpty
         flush(batch)
         finish(delivery, .navigated(handled: handled))
@@ -173,15 +210,19 @@ extension Session {
         notPresented: Bool,
         dismissed: Bool
     ) {
-        state.contributions.append(
-            Contribution(
-                flow: flowID,
-                presentable: screen,
-                stepper: stepper,
-                allowStepWhenNotPresented: notPresented,
-                allowStepWhenDismissed: dismissed
-            )
+        let contribution = Contribution(
+            flow: flowID,
+            presentable: screen,
+            stepper: stepper,
+            allowStepWhenNotPresented: notPresented,
+            allowStepWhenDismissed: dismissed
         )
+        // Only a contribution that can still bring steps is kept (one-step steppers have said everything
+        // when it starts), and only once: contributing the same again adds nothing.
+        let listens = !stepper.stepperIDs.isEmpty || stepper.listensToPresentable
+        if listens && !state.contributions.contains(contribution) {
+            state.contributions.append(contribution)
+        }
         for step in stepper.initialSteps {
             let visibility = visibility(of: screen)
             if notPresented || visibility == .visible {

@@ -20,7 +20,8 @@ extension Session {
                 guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else {
                     continue
                 }
-                let visibility = visibility(of: contribution.presentable)
+                let visibility =
+                    contribution.presentableDismissed ? .dismissed : visibility(of: contribution.presentable)
                 if contribution.allowStepWhenNotPresented || visibility == .visible {
                     targets.append(flowID)
                 } else {
@@ -52,7 +53,11 @@ extension Session {
     @discardableResult
     mutating func enqueue(_ step: Step, to flow: FlowID, source: StepSource?) -> Delivery {
         let delivery = register(step, to: flow, source: source)
-        state.queue.append(.deliver(delivery))
+        if state.queue.count >= options.maxQueuedSteps {
+            finish(delivery, .dropped(.queueFull))
+        } else {
+            state.queue.append(.deliver(delivery))
+        }
         return delivery
     }
 

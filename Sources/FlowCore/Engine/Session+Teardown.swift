@@ -12,12 +12,15 @@ extension Session {
             event(.visibilityChanged(presentable: presentable, visibility: .dismissed))
         }
         var kept: [Contribution] = []
-        for contribution in state.contributions {
-            if removedSet.contains(contribution.presentable) && !contribution.allowStepWhenDismissed {
-                remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
-            } else {
-                kept.append(contribution)
+        for var contribution in state.contributions {
+            if removedSet.contains(contribution.presentable) {
+                guard contribution.allowStepWhenDismissed else {
+                    remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
+                    continue
+                }
+                contribution.presentableDismissed = true
             }
+            kept.append(contribution)
         }
         state.contributions = kept
         for flowID in state.flowsInPreorder() {
@@ -32,13 +35,13 @@ extension Session {
     /// Ends a flow: first its descendants, then its contributions and its own stepper; the parent stops
     /// waiting for it. When the flow restores its parent's UI, its root is removed from the screen.
     mutating func endFlow(_ flowID: FlowID, reason: String, batch: inout PendingBatch) {
-        guard let record = state.flows[flowID] else {
+        // Removed first, so that its children ending does not make it ready on the way out.
+        guard let record = state.flows.removeValue(forKey: flowID) else {
             return
         }
         for child in record.children {
             endFlow(child, reason: "its parent \(flowID) ended", batch: &batch)
         }
-        state.flows[flowID] = nil
         flows[flowID] = nil
         var kept: [Contribution] = []
         for contribution in state.contributions {

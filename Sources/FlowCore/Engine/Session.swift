@@ -70,6 +70,23 @@ struct Session: Sendable {
         self.flows = flows
         self.options = options
         self.now = now
+        // Deadlines were counted on the old engine's clock: they start again on this one's. A guard question
+        // that was waiting is asked again (the old asker is gone).
+        self.state.waitingDeepLinks = state.waitingDeepLinks.map {
+            WaitingDeepLink(token: $0.token, path: $0.path, deadline: now + options.deepLinkWait)
+        }
+        if let pending = state.pendingGuard {
+            let renewed = PendingGuard(
+                id: pending.id,
+                delivery: pending.delivery,
+                question: pending.question,
+                deadline: now + options.guardTimeout
+            )
+            self.state.pendingGuard = renewed
+            effects.questions.append(
+                GuardRequest(session: state.id, id: renewed.id, question: renewed.question, deadline: renewed.deadline)
+            )
+        }
     }
 
     /// Takes the effects gathered so far, leaving none.

@@ -12,6 +12,8 @@ struct SessionState: Sendable, Hashable, Codable {
     var queue: [WorkItem] = []
     var idle: [WorkItem] = []
     var waitingDeepLinks: [WaitingDeepLink] = []
+    /// The deep link whose path is under way, if its path has steps still to go.
+    var activePath: StepToken?
     var pendingGuard: PendingGuard?
     var lastQuestion: UInt64 = 0
     var tokens: [StepToken: TokenProgress] = [:]
@@ -56,6 +58,8 @@ struct Contribution: Sendable, Hashable, Codable {
     let stepper: Stepper
     let allowStepWhenNotPresented: Bool
     let allowStepWhenDismissed: Bool
+    /// Its presentable was dismissed (the contribution lives on because it allows it).
+    var presentableDismissed = false
 }
 
 /// A binding that ended, remembered to explain steps that still come for it.

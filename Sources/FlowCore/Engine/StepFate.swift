@@ -43,6 +43,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     case noneStep
     /// The session ended before the step was navigated.
     case sessionEnded
+    /// One event caused more navigations than allowed (a forward loop?): the queued steps were dropped.
+    case tooManySteps
 
     /// A short code for logs, the wire and filters.
     public var code: String {
@@ -58,6 +60,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .queueFull: "queueFull"
         case .noneStep: "noneStep"
         case .sessionEnded: "sessionEnded"
+        case .tooManySteps: "tooManySteps"
         }
     }
 
@@ -76,6 +79,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .queueFull: "the session's step queue was full"
         case .noneStep: "it was the none step"
         case .sessionEnded: "the session ended before it was navigated"
+        case .tooManySteps: "one event caused more navigations than allowed, so the queue was dropped"
         }
     }
 
@@ -104,6 +108,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
             "send a real step"
         case .sessionEnded:
             "send it to a running session"
+        case .tooManySteps:
+            "look for flows that forward steps to each other (or to themselves) without end"
         }
     }
 }

@@ -1,7 +1,9 @@
 /// A typed identifier: a raw value (a string or a number) that cannot be mixed up with another kind of id.
 ///
 /// It encodes as its raw value alone, so ids read naturally in JSON and YAML.
-public struct Identifier<Tag: IdentifierTag>: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct Identifier<Tag: IdentifierTag>: Sendable, Hashable, Codable, Comparable, CustomStringConvertible,
+    CodingKeyRepresentable
+{
     /// The raw value.
     public let rawValue: Tag.RawValue
 
@@ -26,6 +28,26 @@ public struct Identifier<Tag: IdentifierTag>: Sendable, Hashable, Codable, Compa
     public var description: String {
         Tag.prefix + "\(rawValue)"
     }
+
+    /// As a dictionary key, an id is its raw value's text, so maps keyed by ids encode as JSON objects
+    /// (with sorted keys, the same state always encodes to the same bytes).
+    public var codingKey: any CodingKey {
+        IdentifierCodingKey(stringValue: rawValue.description)
+    }
+
+    public init?<T: CodingKey>(codingKey: T) {
+        guard let rawValue = Tag.RawValue(codingKey.stringValue) else {
+            return nil
+        }
+        self.init(rawValue)
+    }
+}
+
+private struct IdentifierCodingKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 extension Identifier: ExpressibleByStringLiteral, ExpressibleByUnicodeScalarLiteral,
@@ -38,7 +60,7 @@ where Tag.RawValue == String {
 
 /// What an ``Identifier`` identifies: its raw value's type and the prefix it prints with.
 public protocol IdentifierTag: Sendable {
-    associatedtype RawValue: Sendable, Hashable, Codable, Comparable
+    associatedtype RawValue: Sendable, Hashable, Codable, Comparable, LosslessStringConvertible
     /// Printed before the raw value (`f` for flows: `f3`).
     static var prefix: String { get }
 }
