@@ -71,7 +71,7 @@ import Testing
 
     @Test func duplicateNamesAreReported() {
         let yaml = valid + "\n  Main:\n    root: { stack: again }"
-        #expect(problems(yaml).map(\.kind) == [.duplicateName])
+        #expect(found(yaml) == ["7:3 duplicateName"])
         #expect(problems(yaml).first?.message.contains("'Main'") == true)
     }
 
