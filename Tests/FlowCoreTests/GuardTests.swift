@@ -1,28 +1,7 @@
 import FlowCore
 import Testing
 
-/// `about` needs the guard `permissions` to allow subject `about`, else `unauthorized`.
-private let guarded = ScriptedFlow(
-    "Settings",
-    navigate: { step, navigator in
-        let screen = navigator.makeScreen(step.name)
-        navigator.push(screen)
-        return .none
-    },
-    adapt: { step, _ in
-        step.name == "about"
-            ? .ask(
-                GuardQuestion(
-                    guardName: "permissions",
-                    subject: "about",
-                    step: step,
-                    ifAllowed: step,
-                    ifRefused: .unauthorized
-                )
-            )
-            : .step(step)
-    }
-)
+private let guarded = guardedFlow(ifRefused: .unauthorized)
 
 @Suite struct GuardTests {
     @Test func aGuardThatAllowsLetsTheStepThrough() throws {

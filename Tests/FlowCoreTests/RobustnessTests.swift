@@ -4,19 +4,7 @@ import Testing
 
 /// What keeps a long-running engine correct: its clock, its limits, and state that does not grow.
 @Suite struct RobustnessTests {
-    private let guarded = ScriptedFlow(
-        "Guarded",
-        navigate: { step, navigator in
-            let screen = navigator.makeScreen(step.name)
-            navigator.push(screen)
-            return .none
-        },
-        adapt: { step, _ in
-            step.name == "about"
-                ? .ask(GuardQuestion(guardName: "g", subject: "about", step: step, ifAllowed: step, ifRefused: .none))
-                : .step(step)
-        }
-    )
+    private let guarded = guardedFlow(ifRefused: .none)
 
     @Test func deadlinesCountFromTheTimeOfTheEventNotFromTheSessionsStart() throws {
         var options = EngineOptions()

@@ -91,3 +91,28 @@ struct Journal {
         return result.token
     }
 }
+
+/// A stack flow that pushes a screen named after each step; `about` must be allowed by the guard
+/// `permissions`, else it goes to `ifRefused`.
+func guardedFlow(ifRefused: Step) -> ScriptedFlow {
+    ScriptedFlow(
+        "Guarded",
+        navigate: { step, navigator in
+            let screen = navigator.makeScreen(step.name)
+            navigator.push(screen)
+            return .none
+        },
+        adapt: { step, _ in
+            guard step.name == "about" else { return .step(step) }
+            return .ask(
+                GuardQuestion(
+                    guardName: "permissions",
+                    subject: "about",
+                    step: step,
+                    ifAllowed: step,
+                    ifRefused: ifRefused
+                )
+            )
+        }
+    )
+}
