@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "FlowCore", targets: ["FlowCore"]),
         .library(name: "FlowSpec", targets: ["FlowSpec"]),
+        .library(name: "FlowWire", targets: ["FlowWire"]),
         .executable(name: "flowd", targets: ["flowd"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "FlowCore"),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "FlowWire", dependencies: ["FlowCore"]),
         .executableTarget(
             name: "flowd",
             dependencies: ["FlowSpec", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -31,6 +33,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"]),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Turns envelopes into ZeroMQ frames and back: pure, no I/O.
+///
+/// A message is four frames — `FLOWBUS/1`, the type, the header (JSON), the body (JSON) — after the routing
+/// id a ROUTER adds, and after the topic on the events socket. See the FlowWire specification.
+public struct WireCodec: Sendable {
+    /// The protocol version this codec speaks.
+    public static let version = 1
+    /// The protocol frame of this version.
+    public static let protocolFrame = Array("FLOWBUS/\(version)".utf8)
+    /// The prefix every FlowBus protocol frame starts with.
+    static let protocolPrefix = Array("FLOWBUS/".utf8)
+
+    /// The largest header frame accepted, in bytes.
+    public var maxHeaderSize: Int
+    /// The largest body frame accepted, in bytes.
+    public var maxBodySize: Int
+
+    /// Creates a codec with limits.
+    public init(maxHeaderSize: Int = 4096, maxBodySize: Int = 1 << 20) {
+        self.maxHeaderSize = maxHeaderSize
+        self.maxBodySize = maxBodySize
+    }
+
+    /// The four frames of an envelope.
+    public func encode(_ envelope: Envelope) -> [[UInt8]] {
+        [Self.protocolFrame, Array(envelope.message.type.rawValue.utf8), json(envelope.header), body(envelope.message)]
+    }
+
+    /// Reads an envelope from its four frames.
+    /// - Throws: ``WireError`` saying what is wrong; the frames change nothing.
+    public func decode(_ frames: [[UInt8]]) throws(WireError) -> Envelope {
+        guard let first = frames.first, first.starts(with: Self.protocolPrefix) else {
+            throw WireError(.notFlowBus, "the first frame must be \"FLOWBUS/\(Self.version)\"")
+        }
+        guard first == Self.protocolFrame else {
+            let spoken = String(decoding: first.prefix(32), as: UTF8.self)
+            throw WireError(.unsupportedVersion, "\(spoken) is not supported; this peer speaks FLOWBUS/\(Self.version)")
+        }
+        guard frames.count == 4 else {
+            throw WireError(
+                .wrongFrameCount,
+                "a message has 4 frames (protocol, type, header, body), not \(frames.count)"
+            )
+        }
+        guard let type = MessageType(rawValue: String(decoding: frames[1].prefix(32), as: UTF8.self)) else {
+            let name = String(decoding: frames[1].prefix(32), as: UTF8.self)
+            throw WireError(.unknownType, "unknown message type \"\(name)\"")
+        }
+        guard frames[2].count <= maxHeaderSize else {
+            throw WireError(.tooLarge, "the header is \(frames[2].count) bytes; the limit is \(maxHeaderSize)")
+        }
+        guard frames[3].count <= maxBodySize else {
+            throw WireError(.tooLarge, "the body is \(frames[3].count) bytes; the limit is \(maxBodySize)")
+        }
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: Data(frames[2]))
+        } catch {
+            throw WireError(.malformedHeader, "the header is not valid: \(describe(error))")
+        }
+        do {
+            return Envelope(header: header, message: try message(type, frames[3]))
+        } catch {
+            throw WireError(.malformedBody, "the body of \(type.rawValue) is not valid: \(describe(error))")
+        }
+    }
+
+    private func message(_ type: MessageType, _ bytes: [UInt8]) throws -> Message {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        switch type {
+        case .hello: return .hello(try decoder.decode(Hello.self, from: data))
+        case .welcome: return .welcome(try decoder.decode(Welcome.self, from: data))
+        case .bye: return .bye(try decoder.decode(Bye.self, from: data))
+        case .heartbeat: return .heartbeat(try decoder.decode(Heartbeat.self, from: data))
+        case .error: return .error(try decoder.decode(ErrorReply.self, from: data))
+        case .step: return .step(try decoder.decode(StepMessage.self, from: data))
+        case .deepLink: return .deepLink(try decoder.decode(DeepLinkMessage.self, from: data))
+        case .stepAck: return .stepAck(try decoder.decode(StepAck.self, from: data))
+        case .visibility: return .visibility(try decoder.decode(VisibilityReport.self, from: data))
+        case .commands: return .commands(try decoder.decode(CommandsMessage.self, from: data))
+        case .snapshotRequest: return .snapshotRequest(try decoder.decode(SnapshotRequest.self, from: data))
+        case .snapshot: return .snapshot(try decoder.decode(SnapshotMessage.self, from: data))
+        case .query: return .query(try decoder.decode(Query.self, from: data))
+        case .reply: return .reply(try decoder.decode(Reply.self, from: data))
+        case .sessionData: return .sessionData(try decoder.decode(SessionDataMessage.self, from: data))
+        case .guardQuestion: return .guardQuestion(try decoder.decode(GuardQuestionMessage.self, from: data))
+        case .guardAnswer: return .guardAnswer(try decoder.decode(GuardAnswer.self, from: data))
+        }
+    }
+
+    private func body(_ message: Message) -> [UInt8] {
+        switch message {
+        case .hello(let body): json(body)
+        case .welcome(let body): json(body)
+        case .bye(let body): json(body)
+        case .heartbeat(let body): json(body)
+        case .error(let body): json(body)
+        case .step(let body): json(body)
+        case .deepLink(let body): json(body)
+        case .stepAck(let body): json(body)
+        case .visibility(let body): json(body)
+        case .commands(let body): json(body)
+        case .snapshotRequest(let body): json(body)
+        case .snapshot(let body): json(body)
+        case .query(let body): json(body)
+        case .reply(let body): json(body)
+        case .sessionData(let body): json(body)
+        case .guardQuestion(let body): json(body)
+        case .guardAnswer(let body): json(body)
+        }
+    }
+
+    private func json(_ value: some Encodable) -> [UInt8] {
+        // The message types hold only strings, numbers, booleans, arrays and objects: encoding cannot fail.
+        (try? Array(JSONEncoder().encode(value))) ?? Array("{}".utf8)
+    }
+
+    private func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else {
+            return "\(error)"
+        }
+        switch decoding {
+        case .dataCorrupted(let context):
+            return context.debugDescription
+        case .keyNotFound(let key, let context):
+            return "missing \"\(path(context.codingPath + [key]))\""
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return "\"\(path(context.codingPath))\" must be \(type)"
+        @unknown default:
+            return "\(decoding)"
+        }
+    }
+
+    private func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,89 @@
+/// HELLO: the first message of a peer, registering it under an id for a session.
+public struct Hello: Sendable, Hashable, Codable {
+    /// What the peer is.
+    public var role: Role
+    /// Its id, unique among the session's peers of any role (for a guard: the guard's name).
+    public var id: String
+    /// The session it works for; created if it does not exist (an inspector may leave it out).
+    public var session: String?
+    /// Optional features it supports, such as `"resend"`.
+    public var capabilities: [String]
+    /// The protocol version it speaks.
+    public var protocolVersion: Int
+
+    public init(role: Role, id: String, session: String?, capabilities: [String] = [], protocolVersion: Int = 1) {
+        self.role = role
+        self.id = id
+        self.session = session
+        self.capabilities = capabilities
+        self.protocolVersion = protocolVersion
+    }
+}
+
+/// WELCOME: the daemon's answer to HELLO.
+public struct Welcome: Sendable, Hashable, Codable {
+    /// The daemon's version.
+    public var daemonVersion: String
+    /// The id the peer is registered under.
+    public var id: String
+    /// The session, when the peer named one.
+    public var session: String?
+    /// Whether the session was created by this HELLO.
+    public var sessionCreated: Bool
+    /// How often the daemon expects traffic (heartbeats when idle), in milliseconds.
+    public var heartbeatInterval: Int
+    /// How long without traffic before a peer is considered gone, in milliseconds.
+    public var heartbeatTimeout: Int
+    /// The largest message the daemon takes, in bytes.
+    public var maxMessageSize: Int
+    /// For a stepper: the highest step sequence the daemon has applied for this id (resend what is above).
+    public var lastSequence: UInt64?
+
+    public init(
+        daemonVersion: String,
+        id: String,
+        session: String?,
+        sessionCreated: Bool,
+        heartbeatInterval: Int,
+        heartbeatTimeout: Int,
+        maxMessageSize: Int,
+        lastSequence: UInt64?
+    ) {
+        self.daemonVersion = daemonVersion
+        self.id = id
+        self.session = session
+        self.sessionCreated = sessionCreated
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatTimeout = heartbeatTimeout
+        self.maxMessageSize = maxMessageSize
+        self.lastSequence = lastSequence
+    }
+}
+
+/// BYE: a peer leaves (its registration ends; a presenter's screens become hidden).
+public struct Bye: Sendable, Hashable, Codable {
+    /// Why, for the logs.
+    public var reason: String?
+
+    public init(reason: String? = nil) {
+        self.reason = reason
+    }
+}
+
+/// HEARTBEAT: "still here", sent both ways when a connection is otherwise idle.
+public struct Heartbeat: Sendable, Hashable, Codable {
+    public init() {}
+}
+
+/// ERROR: a message was refused; nothing it asked for happened.
+public struct ErrorReply: Sendable, Hashable, Codable {
+    /// A stable code (see the specification's table).
+    public var code: String
+    /// What was wrong and what to do.
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,187 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+
+/// One message of every type, as a peer would send it.
+let everyMessage: [Message] = [
+    .hello(Hello(role: .presenter, id: "screen-1", session: "kiosk", capabilities: ["resend"])),
+    .welcome(
+        Welcome(
+            daemonVersion: "0.1.0",
+            id: "screen-1",
+            session: "kiosk",
+            sessionCreated: true,
+            heartbeatInterval: 1000,
+            heartbeatTimeout: 5000,
+            maxMessageSize: 65_536,
+            lastSequence: 7
+        )
+    ),
+    .bye(Bye(reason: "shutting down")),
+    .heartbeat(Heartbeat()),
+    .error(ErrorReply(code: "unknownStep", message: "no step named 'x'")),
+    .step(StepMessage(step: Step("movieIsPicked", ["withId": 23452]), sequence: 8, presentable: PresentableID(4))),
+    .deepLink(DeepLinkMessage(path: [Step("dashboardIsRequired"), Step("aboutIsRequired")], sequence: 9)),
+    .stepAck(StepAck(sequence: 8, fate: WireFate(.accepted(flows: [FlowID(1)])))),
+    .stepAck(StepAck(sequence: 9, fate: WireFate(.dropped(.notVisible(PresentableID(4), .hidden))))),
+    .visibility(VisibilityReport(visibility: .visible, presentables: [PresentableID(1), PresentableID(2)])),
+    .commands(
+        CommandsMessage(
+            presenter: "main",
+            sequence: 3,
+            epoch: "e1",
+            commands: [
+                .push(
+                    PresentableDescription(id: PresentableID(5), style: .screen, name: "Detail", flow: FlowID(2)),
+                    onto: PresentableID(1)
+                )
+            ],
+            flow: FlowID(2),
+            step: Step("movieIsPicked", ["withId": 1])
+        )
+    ),
+    .snapshotRequest(SnapshotRequest(presenter: "main")),
+    .snapshot(SnapshotMessage(presenter: "main", sequence: 3, epoch: "e1", commands: [.dismiss(PresentableID(5))])),
+    .query(Query(what: "tree", arguments: ["session": "kiosk"])),
+    .reply(Reply(result: ["flows": [1, 2]])),
+    .sessionData(SessionDataMessage(key: "permissions", value: ["about"])),
+    .guardQuestion(
+        GuardQuestionMessage(
+            question: 1,
+            guardName: "permissions",
+            subject: "about",
+            step: Step("aboutIsRequired"),
+            deadline: 5
+        )
+    ),
+    .guardAnswer(GuardAnswer(question: 1, allowed: true)),
+]
+
+private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correlation: 41, sentAt: 1_790_000_000_000)
+
+@Suite struct WireCodecTests {
+    let codec = WireCodec()
+
+    @Test func everyMessageTypeRoundTripsThroughItsFourFrames() throws {
+        #expect(Set(everyMessage.map(\.type)) == Set(MessageType.allCases))
+        for message in everyMessage {
+            let frames = codec.encode(Envelope(header: header, message: message))
+            #expect(frames.count == 4)
+            #expect(frames[0] == Array("FLOWBUS/1".utf8))
+            #expect(frames[1] == Array(message.type.rawValue.utf8))
+            #expect(try codec.decode(frames) == Envelope(header: header, message: message))
+        }
+    }
+
+    @Test func unknownFieldsAreToleratedAndOptionalOnesMayBeLeftOut() throws {
+        let frames: [[UInt8]] = [
+            Array("FLOWBUS/1".utf8), Array("STEP".utf8),
+            Array(#"{"id":1,"sentAt":0,"future":"field"}"#.utf8),
+            Array(#"{"step":{"name":"home","parameters":{}},"sequence":1,"priority":"high"}"#.utf8),
+        ]
+        let envelope = try codec.decode(frames)
+        #expect(envelope.header == Header(id: 1, sentAt: 0))
+        #expect(envelope.message == .step(StepMessage(step: .home, sequence: 1)))
+    }
+
+    @Test func anotherProtocolVersionIsRefusedClearly() {
+        var frames = codec.encode(Envelope(header: header, message: .heartbeat(Heartbeat())))
+        frames[0] = Array("FLOWBUS/2".utf8)
+        let error = #expect(throws: WireError.self) { try codec.decode(frames) }
+        #expect(error?.code == .unsupportedVersion)
+        #expect(error?.message.contains("speaks FLOWBUS/1") == true)
+        frames[0] = Array("HTTP/1.1".utf8)
+        #expect((#expect(throws: WireError.self) { try codec.decode(frames) })?.code == .notFlowBus)
+    }
+
+    @Test func framesSplitOrJoinedDifferentlyAreRefused() {
+        let frames = codec.encode(Envelope(header: header, message: .heartbeat(Heartbeat())))
+        // Tried: header and body in one frame, the body split in two, an extra trailing frame, a routing id
+        // left in front.
+        let variants: [[[UInt8]]] = [
+            [frames[0], frames[1], frames[2] + frames[3]],
+            [frames[0], frames[1], frames[2], Array(frames[3].prefix(1)), Array(frames[3].dropFirst())],
+            frames + [[]],
+            [Array("peer".utf8)] + frames,
+        ]
+        let codes = variants.map { variant in (#expect(throws: WireError.self) { try codec.decode(variant) })?.code }
+        #expect(codes == [.wrongFrameCount, .wrongFrameCount, .wrongFrameCount, .notFlowBus])
+    }
+
+    @Test func truncatedMessagesAreRefused() {
+        let frames = codec.encode(Envelope(header: header, message: everyMessage[5]))
+        for count in 0..<4 {
+            #expect(throws: WireError.self) { try codec.decode(Array(frames.prefix(count))) }
+        }
+        var cut = frames
+        cut[3] = Array(cut[3].prefix(cut[3].count / 2))
+        #expect((#expect(throws: WireError.self) { try codec.decode(cut) })?.code == .malformedBody)
+        cut = frames
+        cut[2] = Array(cut[2].prefix(5))
+        #expect((#expect(throws: WireError.self) { try codec.decode(cut) })?.code == .malformedHeader)
+    }
+
+    @Test func corruptedFramesNeverCrashAndMostlyFail() {
+        var generator = SystemRandomNumberGenerator()
+        var refused = 0
+        for message in everyMessage {
+            let frames = codec.encode(Envelope(header: header, message: message))
+            for _ in 0..<200 {
+                var corrupted = frames
+                let frame = Int.random(in: 1...3, using: &generator)
+                guard !corrupted[frame].isEmpty else { continue }
+                let index = Int.random(in: 0..<corrupted[frame].count, using: &generator)
+                corrupted[frame][index] = UInt8.random(in: 0...255, using: &generator)
+                do {
+                    _ = try codec.decode(corrupted)
+                } catch {
+                    refused += 1
+                }
+            }
+        }
+        // Some flips land in string contents and still make a valid message; the codec's job is to never
+        // crash and to refuse what is not valid.
+        #expect(refused > everyMessage.count * 50)
+    }
+
+    @Test func wrongTypesAndMissingFieldsNameTheField() {
+        let frames: [[UInt8]] = [
+            Array("FLOWBUS/1".utf8), Array("STEP".utf8), Array(#"{"id":1,"sentAt":0}"#.utf8),
+            Array(#"{"step":{"name":"home","parameters":{}},"sequence":"one"}"#.utf8),
+        ]
+        let error = #expect(throws: WireError.self) { try codec.decode(frames) }
+        #expect(error?.code == .malformedBody)
+        #expect(error?.message.contains("\"sequence\"") == true)
+        var missing = frames
+        missing[3] = Array(#"{"sequence":1}"#.utf8)
+        #expect(
+            (#expect(throws: WireError.self) { try codec.decode(missing) })?.message.contains("missing \"step\"")
+                == true
+        )
+        var unknown = frames
+        unknown[1] = Array("TELEPORT".utf8)
+        #expect((#expect(throws: WireError.self) { try codec.decode(unknown) })?.code == .unknownType)
+    }
+
+    @Test func oversizedFramesAreRefusedBeforeParsing() {
+        let small = WireCodec(maxHeaderSize: 64, maxBodySize: 128)
+        let big = Message.reply(Reply(result: .string(String(repeating: "x", count: 500))))
+        let frames = small.encode(Envelope(header: header, message: big))
+        #expect((#expect(throws: WireError.self) { try small.decode(frames) })?.code == .tooLarge)
+        var longHeader = frames
+        longHeader[2] = Array(repeating: 32, count: 65)
+        #expect((#expect(throws: WireError.self) { try small.decode(longHeader) })?.code == .tooLarge)
+    }
+
+    @Test func fatesTravelWithTheirReasonInWords() throws {
+        let fate = WireFate(.dropped(.notVisible(PresentableID(4), .hidden)))
+        #expect(!fate.accepted)
+        #expect(fate.reason == "notVisible")
+        #expect(fate.presentable == PresentableID(4))
+        #expect(fate.explanation == "its presentable p4 was hidden")
+        #expect(fate.remedy?.contains("allowStepWhenNotPresented") == true)
+        let json = String(decoding: try JSONEncoder().encode(WireFate(.accepted(flows: [FlowID(1)]))), as: UTF8.self)
+        #expect(json.contains(#""accepted":true"#) && json.contains(#""flows":[1]"#))
+    }
+}
