@@ -49,7 +49,7 @@ public struct WireFate: Sendable, Hashable, Codable {
     public var accepted: Bool
     /// The flows that navigated it (when accepted).
     public var flows: [FlowID]
-    /// Why it was dropped: a ``DropReason`` code such as `notVisible` (when not accepted).
+    /// Why it was dropped: a FlowCore `DropReason` code such as `notVisible` (when not accepted).
     public var reason: String?
     /// The presentable concerned, for `notVisible` and `dismissed`.
     public var presentable: PresentableID?
