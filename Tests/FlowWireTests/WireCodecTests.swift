@@ -5,7 +5,7 @@ import Testing
 
 /// One message of every type, as a peer would send it.
 let everyMessage: [Message] = [
-    .hello(Hello(role: .presenter, id: "screen-1", session: "kiosk", capabilities: ["resend"])),
+    .hello(Hello(role: .presenter, id: "kiosk/main", name: "main", session: "kiosk", capabilities: ["resend"])),
     .welcome(
         Welcome(
             daemonVersion: "0.1.0",
@@ -56,6 +56,7 @@ let everyMessage: [Message] = [
         )
     ),
     .guardAnswer(GuardAnswer(question: 1, allowed: true)),
+    .event(InspectionEvent(kind: "stepFate", session: "kiosk", fields: ["token": 3, "accepted": true])),
 ]
 
 private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correlation: 41, sentAt: 1_790_000_000_000)

@@ -88,6 +88,7 @@ public struct WireCodec: Sendable {
         case .sessionData: return .sessionData(try decoder.decode(SessionDataMessage.self, from: data))
         case .guardQuestion: return .guardQuestion(try decoder.decode(GuardQuestionMessage.self, from: data))
         case .guardAnswer: return .guardAnswer(try decoder.decode(GuardAnswer.self, from: data))
+        case .event: return .event(try decoder.decode(InspectionEvent.self, from: data))
         }
     }
 
@@ -110,6 +111,7 @@ public struct WireCodec: Sendable {
         case .sessionData(let body): json(body)
         case .guardQuestion(let body): json(body)
         case .guardAnswer(let body): json(body)
+        case .event(let body): json(body)
         }
     }
 

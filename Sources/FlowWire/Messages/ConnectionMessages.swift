@@ -2,8 +2,12 @@
 public struct Hello: Sendable, Hashable, Codable {
     /// What the peer is.
     public var role: Role
-    /// Its id, unique among the session's peers of any role (for a guard: the guard's name).
+    /// Its connection id, unique on the daemon: it must also be the DEALER's routing id (so that a restarted
+    /// process takes its connection over), such as `kiosk-7/app`.
     public var id: String
+    /// The name it has in its session: the stepper's id that flows name (`app`), the presenter's display
+    /// (`main`), or the guard's name. Defaults to ``id``.
+    public var name: String?
     /// The session it works for; created if it does not exist (an inspector may leave it out).
     public var session: String?
     /// Optional features it supports, such as `"resend"`.
@@ -11,9 +15,17 @@ public struct Hello: Sendable, Hashable, Codable {
     /// The protocol version it speaks.
     public var protocolVersion: Int
 
-    public init(role: Role, id: String, session: String?, capabilities: [String] = [], protocolVersion: Int = 1) {
+    public init(
+        role: Role,
+        id: String,
+        name: String? = nil,
+        session: String?,
+        capabilities: [String] = [],
+        protocolVersion: Int = 1
+    ) {
         self.role = role
         self.id = id
+        self.name = name
         self.session = session
         self.capabilities = capabilities
         self.protocolVersion = protocolVersion

@@ -17,6 +17,7 @@ public enum Message: Sendable, Hashable {
     case sessionData(SessionDataMessage)
     case guardQuestion(GuardQuestionMessage)
     case guardAnswer(GuardAnswer)
+    case event(InspectionEvent)
 
     /// The message's type frame.
     public var type: MessageType {
@@ -38,6 +39,7 @@ public enum Message: Sendable, Hashable {
         case .sessionData: .sessionData
         case .guardQuestion: .guardQuestion
         case .guardAnswer: .guardAnswer
+        case .event: .event
         }
     }
 }
@@ -61,6 +63,7 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable {
     case sessionData = "SESSION_DATA"
     case guardQuestion = "GUARD_QUESTION"
     case guardAnswer = "GUARD_ANSWER"
+    case event = "EVENT"
 }
 
 /// A message with its header: what travels.
