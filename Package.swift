@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "FlowCore"),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
+        .target(name: "FlowDaemon", dependencies: ["FlowCore", "FlowSpec", "FlowWire", "ZeroMQ"]),
         .executableTarget(
             name: "flowd",
             dependencies: ["FlowSpec", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -34,6 +35,7 @@ let package = Package(
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,40 @@
+import FlowCore
+import FlowWire
+
+extension Coordinator {
+    /// A presenter's visibility report, about its own screens only.
+    mutating func visibility(_ report: VisibilityReport, from peer: Peer, header: Header) {
+        guard peer.role == .presenter, let session = session(of: peer, header: header) else {
+            reply(to: peer.id, correlation: header.id, error: "notAPresenter", "only presenters report visibility")
+            return
+        }
+        do {
+            apply(
+                try engine.report(
+                    report.visibility,
+                    of: report.presentables,
+                    by: PresenterID(peer.name),
+                    session: session
+                )
+            )
+        } catch {
+            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+        }
+    }
+
+    /// Everything a presenter must show, as the commands that build it, valid at its current sequence.
+    mutating func snapshot(_ request: SnapshotRequest, for peer: Peer, header: Header) {
+        guard let session = session(of: peer, header: header), let screens = engine.screens(of: session) else {
+            reply(to: peer.id, correlation: header.id, error: "unknownSession", "the session does not exist")
+            return
+        }
+        let presenter = PresenterID(request.presenter ?? peer.name)
+        let message = SnapshotMessage(
+            presenter: presenter.rawValue,
+            sequence: commandSequences[session]?[presenter] ?? 0,
+            epoch: epoch,
+            commands: screens.rebuildCommands(for: presenter)
+        )
+        send(.snapshot(message), to: peer.id, session: session, correlation: header.id)
+    }
+}

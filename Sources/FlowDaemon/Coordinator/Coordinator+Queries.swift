@@ -1,0 +1,169 @@
+import FlowCore
+import FlowWire
+import Foundation
+
+extension Coordinator {
+    /// Answers an inspector's question.
+    mutating func query(_ query: Query, from peer: Peer, header: Header) {
+        let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
+        let result: JSONValue
+        switch query.what {
+        case "sessions":
+            result = .array(
+                engine.sessionIDs.map { id in
+                    let inspection = engine.inspect(id)
+                    return [
+                        "session": .string(id.rawValue),
+                        "ready": .bool(inspection?.isReady ?? false),
+                        "flows": .int(inspection?.flows.count ?? 0),
+                        "peers": .int(peers.values.filter { $0.session == id }.count),
+                    ]
+                }
+            )
+        case "registrations":
+            result = .array(
+                peers.values.sorted { $0.id < $1.id }.map { peer in
+                    [
+                        "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
+                        "session": peer.session.map { .string($0.rawValue) } ?? .null,
+                        "lastHeard": .int(Int(peer.lastHeard)),
+                    ]
+                }
+            )
+        case "stats":
+            result = (try? JSONValue(encoding: counters)) ?? .null
+        case "tree":
+            guard let session, let inspection = engine.inspect(session) else {
+                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                return
+            }
+            result = (try? JSONValue(encoding: inspection.wireTree)) ?? .null
+        case "endSession":
+            guard let session, engine.hasSession(session) else {
+                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                return
+            }
+            apply(engine.endSession(session))
+            commandSequences[session] = nil
+            pending[session] = nil
+            result = ["ended": .string(session.rawValue)]
+        default:
+            reply(
+                to: peer.id,
+                correlation: header.id,
+                error: "unknownQuery",
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, tree or endSession"
+            )
+            return
+        }
+        send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
+    }
+
+    /// Sets a value of the session's data.
+    mutating func sessionData(_ data: SessionDataMessage, from peer: Peer, header: Header) {
+        guard let session = session(of: peer, header: header) else { return }
+        do {
+            try engine.setSessionData(data.key, data.value == .null ? nil : data.value, session: session)
+        } catch {
+            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+        }
+    }
+
+    /// A guard's answer (its header names the question's session).
+    mutating func guardAnswer(_ answer: GuardAnswer, from peer: Peer, header: Header) {
+        guard peer.role == .guard, let session = header.session.map({ SessionID($0) }) else {
+            reply(
+                to: peer.id,
+                correlation: header.id,
+                error: "notAGuard",
+                "only guards answer, naming the session in the header"
+            )
+            return
+        }
+        do {
+            apply(try engine.answerGuard(answer.question, allowed: answer.allowed, session: session))
+        } catch {
+            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Any encodable value as JSON.
+    init(encoding value: some Encodable) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+}
+
+/// A session's tree as queries return it.
+struct WireTree: Codable {
+    struct Flow: Codable {
+        let id: FlowID
+        let name: String
+        let parent: FlowID?
+        let root: PresentableID
+        let stepper: String
+        let ready: Bool
+    }
+
+    struct Contribution: Codable {
+        let flow: FlowID
+        let presentable: PresentableID
+        let stepper: String
+        let visibility: Visibility
+    }
+
+    struct Screen: Codable {
+        let id: PresentableID
+        let name: String
+        let style: PresentableStyle
+        let presenter: PresenterID
+        let parent: PresentableID?
+        let placement: Placement
+        let visibility: Visibility
+    }
+
+    let session: SessionID
+    let ready: Bool
+    let flows: [Flow]
+    let contributions: [Contribution]
+    let screens: [Screen]
+}
+
+extension SessionInspection {
+    var wireTree: WireTree {
+        WireTree(
+            session: session,
+            ready: isReady,
+            flows: flows.map {
+                WireTree.Flow(
+                    id: $0.id,
+                    name: $0.name,
+                    parent: $0.parent,
+                    root: $0.root,
+                    stepper: $0.stepper.description,
+                    ready: $0.isReady
+                )
+            },
+            contributions: contributions.map {
+                WireTree.Contribution(
+                    flow: $0.flow,
+                    presentable: $0.presentable,
+                    stepper: $0.stepper.description,
+                    visibility: visibility(of: $0.presentable)
+                )
+            },
+            screens: screens.nodes.values.sorted { $0.id < $1.id }.map {
+                WireTree.Screen(
+                    id: $0.id,
+                    name: $0.description.name,
+                    style: $0.description.style,
+                    presenter: $0.presenter,
+                    parent: $0.parent,
+                    placement: $0.placement,
+                    visibility: visibility(of: $0.id)
+                )
+            }
+        )
+    }
+}

@@ -1,0 +1,104 @@
+import FlowCore
+import FlowWire
+
+extension Coordinator {
+    /// Registers a peer (a restarted process takes over its id), creating its session when it is new.
+    mutating func hello(_ hello: Hello, from peer: String, userID: String?, correlation: UInt64) {
+        guard hello.protocolVersion == WireCodec.version else {
+            reply(
+                to: peer,
+                correlation: correlation,
+                error: "unsupportedVersion",
+                "protocol version \(hello.protocolVersion) is not supported; this daemon speaks \(WireCodec.version)"
+            )
+            return
+        }
+        guard hello.id == peer else {
+            reply(
+                to: peer,
+                correlation: correlation,
+                error: "idMismatch",
+                "HELLO says id '\(hello.id)' but the connection's routing id is '\(peer)'; set the DEALER's routing id to your id"
+            )
+            return
+        }
+        if let userID, userID != hello.id {
+            reply(
+                to: peer,
+                correlation: correlation,
+                error: "idNotAllowed",
+                "your key is registered for '\(userID)', not '\(hello.id)'"
+            )
+            return
+        }
+        let session = hello.session.map { SessionID($0) }
+        if session == nil && (hello.role == .stepper || hello.role == .presenter) {
+            reply(
+                to: peer,
+                correlation: correlation,
+                error: "missingSession",
+                "a \(hello.role.rawValue) must name its session"
+            )
+            return
+        }
+        let name = hello.name ?? hello.id
+        if let session,
+            let other = peers.values.first(where: {
+                $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
+            })
+        {
+            reply(
+                to: peer,
+                correlation: correlation,
+                error: "nameTaken",
+                "\(hello.role.rawValue) '\(name)' of session \(session) is already connected as '\(other.id)'"
+            )
+            return
+        }
+        var created = false
+        if let session, !engine.hasSession(session) {
+            do {
+                let effects = try specification.startSession(session, in: &engine)
+                counters.sessionsCreated += 1
+                created = true
+                apply(effects)
+            } catch {
+                reply(to: peer, correlation: correlation, error: error.code.rawValue, error.message)
+                return
+            }
+        }
+        peers[peer] = Peer(id: peer, name: name, role: hello.role, session: session, lastHeard: now, lastSent: now)
+        let lastSequence = session.flatMap { steppers[StepperKey(session: $0, name: name)]?.lastSequence }
+        let welcome = Welcome(
+            daemonVersion: Self.version,
+            id: peer,
+            session: session?.rawValue,
+            sessionCreated: created,
+            heartbeatInterval: Int(configuration.heartbeatInterval.milliseconds),
+            heartbeatTimeout: Int(configuration.heartbeatTimeout.milliseconds),
+            maxMessageSize: configuration.maxMessageSize,
+            lastSequence: lastSequence
+        )
+        send(.welcome(welcome), to: peer, session: session, correlation: correlation)
+        inspect(
+            "registered",
+            session: session,
+            ["peer": .string(peer), "name": .string(name), "role": .string(hello.role.rawValue)]
+        )
+    }
+
+    /// Forgets a peer; a presenter's screens become hidden (steps paused), not dismissed.
+    mutating func unregister(_ peer: String, reason: String) {
+        guard let registered = peers.removeValue(forKey: peer) else {
+            return
+        }
+        if registered.role == .presenter, let session = registered.session {
+            apply(engine.presenterLost(PresenterID(registered.name), session: session))
+        }
+        inspect(
+            "unregistered",
+            session: registered.session,
+            ["peer": .string(peer), "name": .string(registered.name), "reason": .string(reason)]
+        )
+    }
+}

@@ -1,0 +1,227 @@
+import FlowCore
+import FlowSpec
+import FlowWire
+
+/// flowd's logic without its sockets: takes the frames a peer sent (and the passing of time) and answers with
+/// the frames to send. It owns the engine, the registrations and the sequence numbers; the server only moves
+/// bytes. One thread uses it; nothing in it blocks.
+public struct Coordinator: Sendable {
+    /// The daemon's version, said in WELCOME.
+    public static let version = "0.1.0"
+
+    /// The flows in use.
+    public internal(set) var specification: FlowSpecification
+    /// The configuration.
+    public let configuration: DaemonConfiguration
+    /// This run of the daemon: presenters resync when it changes.
+    public let epoch: String
+    /// What was counted so far.
+    public internal(set) var counters = Counters()
+
+    var engine: FlowEngine
+    let codec: WireCodec
+    var peers: [String: Peer] = [:]
+    var steppers: [StepperKey: StepperRecord] = [:]
+    var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
+    var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
+    var inspectionSubscriptions = 0
+    var lastMessageID: UInt64 = 0
+    var output: [Outgoing] = []
+    var now: Int64 = 0
+
+    /// Creates a coordinator for a flow file.
+    public init(specification: FlowSpecification, configuration: DaemonConfiguration, epoch: String, now: Int64) {
+        self.specification = specification
+        self.configuration = configuration
+        self.epoch = epoch
+        self.now = now
+        self.codec = WireCodec(maxBodySize: configuration.maxMessageSize)
+        self.engine = FlowEngine(
+            registry: specification.registry,
+            options: configuration.engine,
+            now: EngineTime(milliseconds: now)
+        )
+    }
+
+    /// The sessions that exist.
+    public var sessions: [SessionID] { engine.sessionIDs }
+
+    /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970).
+    public func nextWakeUp() -> Int64 {
+        let heartbeat = configuration.heartbeatInterval.milliseconds
+        let engineDeadline = engine.nextDeadline?.milliseconds ?? Int64.max
+        return min(now + heartbeat, engineDeadline)
+    }
+
+    // MARK: Input
+
+    /// Handles the frames a peer sent on the control socket (routing id first removed).
+    public mutating func receive(
+        _ frames: [[UInt8]],
+        from peer: String,
+        userID: String? = nil,
+        now: Int64
+    ) -> [Outgoing] {
+        self.now = max(self.now, now)
+        output = []
+        let envelope: Envelope
+        do {
+            envelope = try codec.decode(frames)
+        } catch {
+            Counters.bump(&counters.messagesIn, "invalid")
+            reply(to: peer, correlation: nil, error: error.code.rawValue, error.message)
+            return output
+        }
+        Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
+        peers[peer]?.lastHeard = self.now
+        dispatch(envelope, from: peer, userID: userID)
+        return output
+    }
+
+    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it.
+    public mutating func subscription(_ topic: [UInt8], subscribed: Bool) {
+        if topic.starts(with: Array("ins/".utf8)) || topic.isEmpty {
+            inspectionSubscriptions = max(0, inspectionSubscriptions + (subscribed ? 1 : -1))
+        }
+    }
+
+    /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.
+    public mutating func tick(now: Int64) -> [Outgoing] {
+        self.now = max(self.now, now)
+        output = []
+        apply(engine.advanceTime(to: EngineTime(milliseconds: self.now)))
+        let timeout = configuration.heartbeatTimeout.milliseconds
+        let interval = configuration.heartbeatInterval.milliseconds
+        for id in peers.keys.sorted() {
+            guard let peer = peers[id] else { continue }
+            if self.now - peer.lastHeard > timeout {
+                counters.peersLost += 1
+                unregister(id, reason: "silent for more than \(timeout) ms")
+            } else if self.now - peer.lastSent >= interval {
+                send(.heartbeat(Heartbeat()), to: id, session: peer.session, correlation: nil)
+            }
+        }
+        return output
+    }
+
+    /// Replaces the flows; running sessions keep going with the new definitions of their flows.
+    public mutating func reload(_ specification: FlowSpecification) throws(FlowCoreError) {
+        var reloaded = FlowEngine(
+            registry: specification.registry,
+            options: configuration.engine,
+            now: EngineTime(milliseconds: now)
+        )
+        var questions: [Effects] = []
+        for id in engine.sessionIDs {
+            questions.append(try reloaded.restore(try engine.snapshot(of: id)))
+        }
+        engine = reloaded
+        self.specification = specification
+        output = []
+        for effects in questions {
+            apply(effects)
+        }
+    }
+
+    // MARK: Dispatch
+
+    private mutating func dispatch(_ envelope: Envelope, from peer: String, userID: String?) {
+        let header = envelope.header
+        if case .hello(let hello) = envelope.message {
+            self.hello(hello, from: peer, userID: userID, correlation: header.id)
+            return
+        }
+        guard let registered = peers[peer] else {
+            reply(
+                to: peer,
+                correlation: header.id,
+                error: "notRegistered",
+                "say HELLO before \(envelope.message.type.rawValue)"
+            )
+            return
+        }
+        switch envelope.message {
+        case .heartbeat:
+            break
+        case .bye:
+            unregister(peer, reason: "said BYE")
+        case .step(let step):
+            self.step(step, from: registered, header: header)
+        case .deepLink(let link):
+            deepLink(link, from: registered, header: header)
+        case .visibility(let report):
+            visibility(report, from: registered, header: header)
+        case .snapshotRequest(let request):
+            snapshot(request, for: registered, header: header)
+        case .query(let query):
+            self.query(query, from: registered, header: header)
+        case .sessionData(let data):
+            sessionData(data, from: registered, header: header)
+        case .guardAnswer(let answer):
+            guardAnswer(answer, from: registered, header: header)
+        case .hello, .welcome, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .error, .event:
+            reply(
+                to: peer,
+                correlation: header.id,
+                error: "unexpectedMessage",
+                "\(envelope.message.type.rawValue) is sent by the daemon, not to it"
+            )
+        }
+    }
+
+    // MARK: Output
+
+    /// Sends a message to a peer.
+    mutating func send(_ message: Message, to peer: String, session: SessionID?, correlation: UInt64?) {
+        lastMessageID += 1
+        let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: now)
+        output.append(.toPeer(peer, codec.encode(Envelope(header: header, message: message))))
+        Counters.bump(&counters.messagesOut, message.type.rawValue)
+        peers[peer]?.lastSent = now
+    }
+
+    /// Publishes a message on the events socket.
+    mutating func publish(_ message: Message, topic: String, session: SessionID?) {
+        lastMessageID += 1
+        let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: now)
+        output.append(.publish(topic: topic, codec.encode(Envelope(header: header, message: message))))
+        Counters.bump(&counters.messagesOut, message.type.rawValue)
+    }
+
+    /// Refuses a message: an ERROR to its sender, and a count.
+    mutating func reply(to peer: String, correlation: UInt64?, error code: String, _ message: String) {
+        Counters.bump(&counters.errors, code)
+        send(
+            .error(ErrorReply(code: code, message: message)),
+            to: peer,
+            session: peers[peer]?.session,
+            correlation: correlation
+        )
+        inspect(
+            "error",
+            session: peers[peer]?.session,
+            ["peer": .string(peer), "code": .string(code), "message": .string(message)]
+        )
+    }
+
+    /// Publishes an inspection event, when someone listens.
+    mutating func inspect(_ kind: String, session: SessionID?, _ fields: JSONObject) {
+        guard inspectionSubscriptions > 0 else {
+            return
+        }
+        let topic = "ins/\(session?.rawValue ?? "-")/\(kind)"
+        publish(
+            .event(InspectionEvent(kind: kind, session: session?.rawValue, fields: fields)),
+            topic: topic,
+            session: session
+        )
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,28 @@
+/// What the daemon counts: readable with the `stats` query.
+public struct Counters: Sendable, Hashable, Codable {
+    /// Messages received, by type (`invalid` for those that could not be read).
+    public var messagesIn: [String: Int] = [:]
+    /// Messages sent or published, by type.
+    public var messagesOut: [String: Int] = [:]
+    /// Errors answered, by code.
+    public var errors: [String: Int] = [:]
+    /// Steps and deep links taken in.
+    public var stepsIn = 0
+    /// Steps accepted.
+    public var accepted = 0
+    /// Steps dropped, by reason.
+    public var dropped: [String: Int] = [:]
+    /// Command batches published.
+    public var batchesOut = 0
+    /// Commands published.
+    public var commandsOut = 0
+    /// Sessions created.
+    public var sessionsCreated = 0
+    /// Peers that went silent past the timeout.
+    public var peersLost = 0
+
+    /// Adds one to a counter of a map.
+    static func bump(_ map: inout [String: Int], _ key: String) {
+        map[key, default: 0] += 1
+    }
+}

@@ -1,0 +1,101 @@
+import FlowCore
+
+extension NavigationEvent {
+    /// The event as the inspection stream publishes it: a kind and its fields.
+    var inspection: (kind: String, fields: JSONObject) {
+        switch kind {
+        case .sessionStarted(let flow, let name):
+            ("sessionStarted", ["rootFlow": .int(Int(flow.rawValue)), "name": .string(name)])
+        case .sessionEnded:
+            ("sessionEnded", [:])
+        case .stepReceived(let token, let step, let source):
+            ("stepReceived", ["token": .int(Int(token.rawValue)), "step": step.json, "source": source.json])
+        case .stepFate(let token, let step, let source, let fate):
+            (
+                "stepFate",
+                ["token": .int(Int(token.rawValue)), "step": step.json, "source": source.json].merging(fate.json) { $1 }
+            )
+        case .deepLinkReceived(let token, let path):
+            ("deepLinkReceived", ["token": .int(Int(token.rawValue)), "path": .array(path.map(\.json))])
+        case .deepLinkWaiting(let token):
+            ("deepLinkWaiting", ["token": .int(Int(token.rawValue))])
+        case .willNavigate(let flow, let name, let step):
+            ("willNavigate", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.json])
+        case .didNavigate(let flow, let name, let step, let contributors):
+            (
+                "didNavigate",
+                [
+                    "flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.json,
+                    "contributors": .string(contributors),
+                ]
+            )
+        case .adapted(let flow, let from, let to):
+            ("adapted", ["flow": .int(Int(flow.rawValue)), "from": from.json, "to": to.json])
+        case .commandRejected(let flow, let operation, let reason):
+            (
+                "commandRejected",
+                ["flow": .int(Int(flow.rawValue)), "operation": .string(operation), "reason": .string(reason)]
+            )
+        case .flowStarted(let flow, let name, let parent, let root):
+            (
+                "flowStarted",
+                [
+                    "flow": .int(Int(flow.rawValue)), "name": .string(name),
+                    "parent": parent.map { .int(Int($0.rawValue)) } ?? .null, "root": .int(Int(root.rawValue)),
+                ]
+            )
+        case .flowReady(let flow):
+            ("flowReady", ["flow": .int(Int(flow.rawValue))])
+        case .flowEnded(let flow, let name, let reason):
+            ("flowEnded", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "reason": .string(reason)])
+        case .forwardDroppedAtRoot(let flow, let step):
+            ("forwardDroppedAtRoot", ["flow": .int(Int(flow.rawValue)), "step": step.json])
+        case .visibilityChanged(let presentable, let visibility):
+            (
+                "visibilityChanged",
+                ["presentable": .int(Int(presentable.rawValue)), "visibility": .string(visibility.rawValue)]
+            )
+        case .guardAsked(let question, let name, let subject, let step):
+            (
+                "guardAsked",
+                [
+                    "question": .int(Int(question)), "guard": .string(name), "subject": .string(subject),
+                    "step": step.json,
+                ]
+            )
+        case .guardAnswered(let question, let allowed, let timedOut):
+            (
+                "guardAnswered",
+                ["question": .int(Int(question)), "allowed": .bool(allowed), "timedOut": .bool(timedOut)]
+            )
+        }
+    }
+}
+
+extension Step {
+    var json: JSONValue { ["name": .string(name), "parameters": .object(parameters)] }
+}
+
+extension Optional where Wrapped == StepSource {
+    var json: JSONValue {
+        switch self {
+        case .stepper(let id): ["stepper": .string(id)]
+        case .presentable(let id): ["presentable": .int(Int(id.rawValue))]
+        case nil: ["coordinator": true]
+        }
+    }
+}
+
+extension StepFate {
+    var json: JSONObject {
+        switch self {
+        case .accepted(let flows):
+            ["accepted": true, "flows": .array(flows.map { .int(Int($0.rawValue)) })]
+        case .dropped(let reason):
+            [
+                "accepted": false, "reason": .string(reason.code), "explanation": .string(reason.description),
+                "remedy": .string(reason.remedy),
+            ]
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import FlowCore
+import FlowWire
+
+/// A registered peer: one DEALER connection that said HELLO.
+struct Peer: Sendable, Hashable {
+    /// Its connection id (= routing id).
+    let id: String
+    /// Its name in its session (stepper id, presenter display, guard name).
+    let name: String
+    let role: Role
+    let session: SessionID?
+    /// When the daemon last heard from it and last sent to it (ms since 1970).
+    var lastHeard: Int64
+    var lastSent: Int64
+}
+
+/// A stepper's memory across reconnections: the sequences it sent and the fates they got.
+struct StepperRecord: Sendable, Hashable {
+    var lastSequence: UInt64 = 0
+    /// The last acknowledgements, oldest first.
+    var acknowledgements: [(sequence: UInt64, fate: WireFate)] = []
+    /// Sequences taken in whose fate is not decided yet.
+    var pending: Set<UInt64> = []
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.lastSequence == rhs.lastSequence && lhs.pending == rhs.pending
+            && lhs.acknowledgements.map(\.sequence) == rhs.acknowledgements.map(\.sequence)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(lastSequence)
+    }
+}
+
+/// Who waits for a step's fate.
+struct PendingAcknowledgement: Sendable, Hashable {
+    let peer: String
+    let stepper: StepperKey
+    let sequence: UInt64
+    let correlation: UInt64
+}
+
+/// A stepper in a session, by the name it registered with.
+struct StepperKey: Sendable, Hashable {
+    let session: SessionID
+    let name: String
+}

@@ -1,0 +1,311 @@
+import FlowCore
+import FlowDaemon
+import FlowSpec
+import FlowWire
+import Foundation
+import Testing
+
+private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
+
+/// Drives a coordinator as peers would, with real encoded frames.
+private struct Bus {
+    var coordinator: Coordinator
+    let codec = WireCodec()
+    var now: Int64 = 1_000_000
+    var sent: [Outgoing] = []
+    var messageID: UInt64 = 0
+
+    init(flows: String? = nil) throws {
+        let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
+        var configuration = DaemonConfiguration(
+            controlEndpoint: "inproc://c",
+            eventsEndpoint: "inproc://e",
+            flowsFile: demoFlows
+        )
+        configuration.engine.guardTimeout = .seconds(2)
+        coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
+    }
+
+    @discardableResult
+    mutating func send(_ message: Message, from peer: String, session: String? = "kiosk") -> [Envelope] {
+        messageID += 1
+        let header = Header(id: messageID, session: session, sender: peer, sentAt: now)
+        let out = coordinator.receive(codec.encode(Envelope(header: header, message: message)), from: peer, now: now)
+        sent += out
+        return replies(out, to: peer)
+    }
+
+    mutating func sendRaw(_ frames: [[UInt8]], from peer: String) -> [Envelope] {
+        let out = coordinator.receive(frames, from: peer, now: now)
+        sent += out
+        return replies(out, to: peer)
+    }
+
+    func replies(_ out: [Outgoing], to peer: String) -> [Envelope] {
+        out.compactMap { outgoing in
+            guard case .toPeer(let target, let frames) = outgoing, target == peer else { return nil }
+            return try? codec.decode(frames)
+        }
+    }
+
+    /// The COMMANDS published so far for a presenter.
+    func commands(for presenter: String, session: String = "kiosk") -> [CommandsMessage] {
+        sent.compactMap { outgoing in
+            guard case .publish(let topic, let frames) = outgoing, topic == "cmd/\(session)/\(presenter)",
+                case .commands(let batch) = try? codec.decode(frames).message
+            else { return nil }
+            return batch
+        }
+    }
+
+    mutating func hello(_ role: Role, _ id: String, name: String? = nil, session: String? = "kiosk") -> [Envelope] {
+        send(.hello(Hello(role: role, id: id, name: name, session: session)), from: id, session: session)
+    }
+}
+
+private func fate(_ envelopes: [Envelope]) -> WireFate? {
+    envelopes.compactMap { if case .stepAck(let ack) = $0.message { ack.fate } else { nil } }.first
+}
+
+private func error(_ envelopes: [Envelope]) -> ErrorReply? {
+    envelopes.compactMap { if case .error(let error) = $0.message { error } else { nil } }.first
+}
+
+@Suite struct CoordinatorTests {
+    @Test func helloCreatesTheSessionAndWelcomesThePeer() throws {
+        var bus = try Bus()
+        let answer = bus.hello(.presenter, "kiosk/main", name: "main")
+        guard case .welcome(let welcome) = answer.first?.message else {
+            Issue.record("no WELCOME: \(answer)")
+            return
+        }
+        #expect(welcome.sessionCreated)
+        #expect(welcome.heartbeatInterval == 1000)
+        #expect(answer.first?.header.correlation == 1)
+        #expect(bus.coordinator.sessions == ["kiosk"])
+        #expect(bus.commands(for: "main").map(\.sequence) == [1])
+        #expect(bus.commands(for: "main").first?.commands.first?.operation == "setWindowRoot")
+    }
+
+    @Test func stepsAreAcknowledgedWithTheirFateAndAResentStepIsAppliedOnce() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        let first = bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        #expect(fate(first)?.accepted == true)
+        let batches = bus.commands(for: "main").count
+        // The same sequence again (a resend after a reconnect): same fate, nothing applied twice.
+        let again = bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        #expect(fate(again) == fate(first))
+        #expect(bus.commands(for: "main").count == batches)
+        #expect(bus.coordinator.counters.stepsIn == 1)
+
+        // A reconnected stepper learns the last sequence applied.
+        let welcome = bus.hello(.stepper, "kiosk/app", name: "app")
+        guard case .welcome(let hello) = welcome.first?.message else { return }
+        #expect(hello.lastSequence == 1)
+    }
+
+    @Test func aScreensStepIsDroppedWhileHiddenThenAcceptedOnceReportedVisible() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        let intro = try #require(
+            bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).first { $0.name == "OnboardingIntro" }?.id
+        )
+        let hidden = bus.send(
+            .step(StepMessage(step: Step("introIsComplete"), sequence: 1, presentable: intro)),
+            from: "kiosk/main"
+        )
+        #expect(fate(hidden)?.reason == "notVisible")
+        #expect(fate(hidden)?.remedy?.contains("report the presentable visible") == true)
+        _ = bus.send(.visibility(VisibilityReport(visibility: .visible, presentables: [intro])), from: "kiosk/main")
+        let visible = bus.send(
+            .step(StepMessage(step: Step("introIsComplete"), sequence: 2, presentable: intro)),
+            from: "kiosk/main"
+        )
+        #expect(fate(visible)?.accepted == true)
+    }
+
+    @Test func aSnapshotRebuildsThePresentersScreenAtItsSequence() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        let answer = bus.send(.snapshotRequest(SnapshotRequest()), from: "kiosk/main")
+        guard case .snapshot(let snapshot) = answer.first?.message else {
+            Issue.record("no SNAPSHOT")
+            return
+        }
+        #expect(snapshot.sequence == UInt64(bus.commands(for: "main").count))
+        var rebuilt = ScreenTree()
+        for command in snapshot.commands {
+            try rebuilt.apply(command, for: "main")
+        }
+        var live = ScreenTree()
+        for command in bus.commands(for: "main").flatMap(\.commands) {
+            try live.apply(command, for: "main")
+        }
+        #expect(rebuilt == live)
+    }
+
+    @Test func badInputGetsAnErrorAndAChangesNothing() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.presenter, "kiosk/cluster", name: "cluster")
+        let before = bus.commands(for: "main").count
+        // Tried: garbage frames, another version, a step before HELLO, an unknown step, a screen of another
+        // presenter, a HELLO with someone else's id, a duplicate name, a message only the daemon sends, an
+        // unknown query, a report about an unknown presentable.
+        #expect(error(bus.sendRaw([[1, 2, 3]], from: "kiosk/app"))?.code == "notFlowBus")
+        #expect(
+            error(bus.sendRaw([Array("FLOWBUS/9".utf8), [], [], []], from: "kiosk/app"))?.code == "unsupportedVersion"
+        )
+        #expect(
+            error(bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "stranger"))?.code
+                == "notRegistered"
+        )
+        #expect(
+            error(bus.send(.step(StepMessage(step: Step("teleport"), sequence: 1)), from: "kiosk/app"))?.code
+                == "unknownStep"
+        )
+        let root = PresentableID(1)
+        #expect(
+            error(
+                bus.send(
+                    .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1, presentable: root)),
+                    from: "kiosk/cluster"
+                )
+            )?
+            .code == "foreignPresentable"
+        )
+        #expect(
+            error(bus.send(.hello(Hello(role: .stepper, id: "kiosk/app", session: "kiosk")), from: "impostor"))?.code
+                == "idMismatch"
+        )
+        #expect(error(bus.hello(.stepper, "kiosk/app2", name: "app"))?.code == "nameTaken")
+        #expect(
+            error(
+                bus.send(
+                    .welcome(
+                        Welcome(
+                            daemonVersion: "",
+                            id: "",
+                            session: nil,
+                            sessionCreated: false,
+                            heartbeatInterval: 0,
+                            heartbeatTimeout: 0,
+                            maxMessageSize: 0,
+                            lastSequence: nil
+                        )
+                    ),
+                    from: "kiosk/app"
+                )
+            )?.code == "unexpectedMessage"
+        )
+        #expect(error(bus.send(.query(Query(what: "everything")), from: "kiosk/app"))?.code == "unknownQuery")
+        #expect(
+            error(
+                bus.send(
+                    .visibility(VisibilityReport(visibility: .visible, presentables: [PresentableID(99)])),
+                    from: "kiosk/main"
+                )
+            )?.code == "unknownPresentable"
+        )
+        #expect(bus.commands(for: "main").count == before)
+        let errors = bus.coordinator.counters.errors
+        #expect(errors.values.reduce(0, +) == 10)
+        // And the bus still works.
+        let ok = bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app")
+        #expect(fate(ok)?.accepted == true)
+    }
+
+    @Test func guardsAreAskedAndTheirAnswerDecides() throws {
+        var bus = try Bus(
+            flows: """
+                version: 1
+                session: { root: App, stepper: { named: app } }
+                steps:
+                  about: {}
+                  refused: {}
+                flows:
+                  App:
+                    root: { stack: app }
+                    adapt:
+                      about:
+                        guard: { name: permissions, subject: about }
+                        else: refused
+                    on:
+                      about:
+                        - show: About
+                      refused:
+                        - show: Refused
+                """
+        )
+        _ = bus.hello(.guard, "permissions-guard", name: "permissions", session: nil)
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        for (sequence, allowed) in [(UInt64(1), true), (2, false)] {
+            let asked = bus.send(.step(StepMessage(step: Step("about"), sequence: sequence)), from: "kiosk/app")
+            #expect(fate(asked) == nil)
+            let question = try #require(
+                bus.replies(bus.sent, to: "permissions-guard").compactMap { envelope -> (UInt64, String?)? in
+                    if case .guardQuestion(let question) = envelope.message {
+                        (question.question, envelope.header.session)
+                    } else {
+                        nil
+                    }
+                }.last
+            )
+            #expect(question.1 == "kiosk")
+            bus.send(
+                .guardAnswer(GuardAnswer(question: question.0, allowed: allowed)),
+                from: "permissions-guard",
+                session: "kiosk"
+            )
+            let ack = bus.replies(bus.sent, to: "kiosk/app").compactMap { envelope -> StepAck? in
+                if case .stepAck(let ack) = envelope.message { ack } else { nil }
+            }.last
+            #expect(ack?.sequence == sequence)
+            #expect(ack?.fate.accepted == true)
+        }
+        let shown = bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).map(\.name)
+        #expect(shown == ["app", "About", "Refused"])
+
+        // A guard that does not answer: refused at the deadline.
+        bus.send(.step(StepMessage(step: Step("about"), sequence: 3)), from: "kiosk/app")
+        bus.now += 2_000
+        let timedOut = bus.coordinator.tick(now: bus.now)
+        #expect(
+            bus.replies(timedOut, to: "kiosk/app").contains { if case .stepAck = $0.message { true } else { false } }
+        )
+        bus.sent += timedOut
+        #expect(bus.commands(for: "main").last?.commands.first?.placed.first?.name == "Refused")
+        #expect(bus.commands(for: "main").map(\.sequence) == [1, 2, 3, 4])
+    }
+
+    @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.now += 1_500
+        bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        let ticked = bus.coordinator.tick(now: bus.now)
+        let heartbeats = ticked.compactMap { outgoing -> String? in
+            guard case .toPeer(let peer, let frames) = outgoing, case .heartbeat = try? bus.codec.decode(frames).message
+            else { return nil }
+            return peer
+        }
+        // The daemon sent nothing to either for longer than the interval (it does not answer heartbeats).
+        #expect(heartbeats == ["kiosk/app", "kiosk/main"])
+        #expect(bus.coordinator.tick(now: bus.now).isEmpty)
+        bus.now += 5_000
+        bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        _ = bus.coordinator.tick(now: bus.now)
+        #expect(bus.coordinator.counters.peersLost == 1)
+        let registrations = bus.send(.query(Query(what: "registrations")), from: "kiosk/app")
+        guard case .reply(let reply) = registrations.first?.message else { return }
+        #expect(reply.result.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == ["kiosk/app"])
+    }
+}
