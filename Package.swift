@@ -28,14 +28,19 @@ let package = Package(
         .target(name: "FlowDaemon", dependencies: ["FlowCore", "FlowSpec", "FlowWire", "ZeroMQ"]),
         .executableTarget(
             name: "flowd",
-            dependencies: ["FlowSpec", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "FlowSpec", "FlowDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon"]),
+        .testTarget(
+            name: "FlowDaemonTests",
+            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

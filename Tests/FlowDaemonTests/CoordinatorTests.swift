@@ -19,8 +19,8 @@ private struct Bus {
     init(flows: String? = nil) throws {
         let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
         var configuration = DaemonConfiguration(
-            controlEndpoint: "inproc://c",
-            eventsEndpoint: "inproc://e",
+            controlEndpoints: ["inproc://c"],
+            eventsEndpoints: ["inproc://e"],
             flowsFile: demoFlows
         )
         configuration.engine.guardTimeout = .seconds(2)

@@ -1,11 +1,12 @@
 import FlowCore
+import Foundation
 
 /// Everything flowd can be told: where it listens, its flows, its limits and timers.
 public struct DaemonConfiguration: Sendable, Hashable {
-    /// The control endpoint (ROUTER), for HELLO, STEP, VISIBILITY, QUERY...
-    public var controlEndpoint: String
-    /// The events endpoint (XPUB), for COMMANDS and the inspection stream.
-    public var eventsEndpoint: String
+    /// The control endpoints (one ROUTER bound to each), for HELLO, STEP, VISIBILITY, QUERY...
+    public var controlEndpoints: [String]
+    /// The events endpoints (one XPUB bound to each), for COMMANDS and the inspection stream.
+    public var eventsEndpoints: [String]
     /// The flow file.
     public var flowsFile: String
     /// How often a peer must hear from the daemon (heartbeats when idle).
@@ -20,9 +21,20 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var rememberedAcknowledgements = 256
 
     /// A configuration with these endpoints and flows.
-    public init(controlEndpoint: String, eventsEndpoint: String, flowsFile: String) {
-        self.controlEndpoint = controlEndpoint
-        self.eventsEndpoint = eventsEndpoint
+    public init(controlEndpoints: [String], eventsEndpoints: [String], flowsFile: String) {
+        self.controlEndpoints = controlEndpoints
+        self.eventsEndpoints = eventsEndpoints
         self.flowsFile = flowsFile
+    }
+
+    /// The default tcp endpoints: loopback, fixed ports.
+    public static let defaultControlTCP = "tcp://127.0.0.1:5860"
+    /// The default tcp events endpoint.
+    public static let defaultEventsTCP = "tcp://127.0.0.1:5861"
+
+    /// The default ipc endpoints, in the runtime directory (`$XDG_RUNTIME_DIR/flowbus`, else `/tmp/flowbus-<uid>`).
+    public static func defaultIPC(environment: [String: String]) -> (control: String, events: String) {
+        let runtime = environment["XDG_RUNTIME_DIR"].map { "\($0)/flowbus" } ?? "/tmp/flowbus-\(getuid())"
+        return ("ipc://\(runtime)/control", "ipc://\(runtime)/events")
     }
 }

@@ -1,0 +1,175 @@
+import FlowCore
+import FlowSpec
+import Foundation
+import Synchronization
+import ZeroMQ
+
+/// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
+/// ``Coordinator``; other threads only ask it to stop or reload, through an inproc socket.
+public final class DaemonServer: Sendable {
+    /// What the server reports as it goes (start-up, reloads, shutdown); flowd prints these.
+    public typealias Report = @Sendable (String) -> Void
+
+    private let configuration: DaemonConfiguration
+    private let specification: FlowSpecification
+    private let context: Context
+    private let controlEndpoint = "inproc://flowd-control-\(UUID().uuidString)"
+    private let report: Report
+    private let state = Mutex(State.idle)
+
+    private enum State {
+        case idle, running, stopped
+    }
+
+    /// Creates a server; nothing is bound until ``run()``.
+    public init(
+        configuration: DaemonConfiguration,
+        specification: FlowSpecification,
+        report: @escaping Report = { _ in }
+    ) throws {
+        self.configuration = configuration
+        self.specification = specification
+        self.report = report
+        self.context = try Context()
+    }
+
+    /// Binds the endpoints and runs the event loop on the calling thread until ``stop()``.
+    /// - Throws: when an endpoint cannot be bound (in use, bad address...).
+    public func run() throws {
+        let started = state.withLock { state in
+            guard state == .idle else { return false }
+            state = .running
+            return true
+        }
+        guard started else { return }
+        defer { state.withLock { $0 = .stopped } }
+
+        let router = try Socket(.router, context: context)
+        try router.setOption(.routerHandover, true)
+        try router.setOption(.routerMandatory, true)
+        try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
+        try router.setOption(.sendHighWaterMark, 100_000)
+        let events = try Socket(.extendedPublisher, context: context)
+        try events.setOption(.extendedPublisherVerboser, true)
+        try events.setOption(.sendHighWaterMark, 100_000)
+        let control = try Socket(.pair, context: context)
+        try control.bind(controlEndpoint)
+        var bound: (control: [String], events: [String]) = ([], [])
+        for endpoint in configuration.controlEndpoints {
+            try prepare(endpoint)
+            try router.bind(endpoint)
+            bound.control.append(try router.lastEndpoint)
+        }
+        for endpoint in configuration.eventsEndpoints {
+            try prepare(endpoint)
+            try events.bind(endpoint)
+            bound.events.append(try events.lastEndpoint)
+        }
+        report(
+            "flowd \(Coordinator.version) ready: control \(bound.control.joined(separator: " ")) events "
+                + "\(bound.events.joined(separator: " ")) flows \(configuration.flowsFile) (\(specification.summary))"
+        )
+
+        var coordinator = Coordinator(
+            specification: specification,
+            configuration: configuration,
+            epoch: UUID().uuidString,
+            now: Self.now()
+        )
+        var poller = Poller()
+        let routerIndex = poller.register(router)
+        let eventsIndex = poller.register(events)
+        let controlIndex = poller.register(control)
+        loop: while true {
+            let wait = max(0, coordinator.nextWakeUp() - Self.now())
+            let ready = try poller.poll(timeout: .milliseconds(wait))
+            for (index, _) in ready {
+                switch index {
+                case routerIndex:
+                    // Take what is waiting, bounded so that one busy peer cannot starve the rest of the loop.
+                    for _ in 0..<256 {
+                        guard let message = try router.receive(dontWait: true), message.count > 1 else { break }
+                        let peer = String(decoding: message[0], as: UTF8.self)
+                        let frames = Array(message.frames.dropFirst())
+                        deliver(
+                            coordinator.receive(frames, from: peer, userID: message.userID, now: Self.now()),
+                            router,
+                            events
+                        )
+                    }
+                case eventsIndex:
+                    while let message = try events.receive(dontWait: true) {
+                        guard let frame = message.frames.first, let kind = frame.first else { continue }
+                        coordinator.subscription(Array(frame.dropFirst()), subscribed: kind == 1)
+                    }
+                case controlIndex:
+                    guard let message = try control.receive(dontWait: true) else { continue }
+                    switch message.strings.first {
+                    case "reload":
+                        reload(&coordinator, router, events)
+                    default:
+                        break loop
+                    }
+                default:
+                    break
+                }
+            }
+            if Self.now() >= coordinator.nextWakeUp() {
+                deliver(coordinator.tick(now: Self.now()), router, events)
+            }
+        }
+        report("flowd stopped")
+    }
+
+    /// Asks the event loop to stop; returns at once. Safe from any thread (a signal handler's queue).
+    public func stop() {
+        signal("stop")
+    }
+
+    /// Asks the event loop to reload the flows file. Safe from any thread.
+    public func reload() {
+        signal("reload")
+    }
+
+    private func signal(_ command: String) {
+        guard let socket = try? Socket(.pair, context: context) else { return }
+        try? socket.connect(controlEndpoint)
+        _ = try? socket.send(Message(strings: [command]), dontWait: false)
+    }
+
+    private func reload(_ coordinator: inout Coordinator, _ router: Socket, _ events: Socket) {
+        do {
+            let specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
+            try coordinator.reload(specification)
+            report("flows reloaded from \(configuration.flowsFile): \(specification.summary)")
+        } catch let error as FlowSpecError {
+            report("reload refused, the running flows stay: \(error)")
+        } catch {
+            report("reload refused, the running flows stay: \(error)")
+        }
+    }
+
+    private func deliver(_ outgoing: [Outgoing], _ router: Socket, _ events: Socket) {
+        for message in outgoing {
+            switch message {
+            case .toPeer:
+                // A peer that went away: nothing to deliver to (ROUTER_MANDATORY says so instead of dropping).
+                _ = try? router.send(frames: message.frames, dontWait: true)
+            case .publish:
+                _ = try? events.send(frames: message.frames, dontWait: true)
+            }
+        }
+    }
+
+    /// Makes the directory of an ipc endpoint.
+    private func prepare(_ endpoint: String) throws {
+        guard endpoint.hasPrefix("ipc://") else { return }
+        let path = String(endpoint.dropFirst("ipc://".count))
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Dispatch
+import FlowDaemon
+import FlowSpec
+import Foundation
+
+/// `flowd run` (the default): serve the flows on the control and events endpoints until SIGTERM or SIGINT.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the coordinator daemon (the default subcommand).",
+        discussion: """
+            With no endpoint options, flowd listens on ipc in its runtime directory ($XDG_RUNTIME_DIR/flowbus, \
+            else /tmp/flowbus-UID) and on tcp://127.0.0.1:5860 (control) and :5861 (events), and prints them. \
+            SIGTERM or SIGINT stop it gracefully (exit 0); SIGHUP reloads the flows file, keeping the running \
+            sessions when the new file is valid and refusing it (with its problems) when not.
+
+            Examples:
+              flowd --flows deploy/flows/movies.yaml
+              flowd --flows app.yaml --control ipc:///run/flowbus/control --events ipc:///run/flowbus/events
+            """
+    )
+
+    @Option(help: "The flow file (YAML).")
+    var flows: String = "deploy/flows/movies.yaml"
+
+    @Option(name: .customLong("control"), help: "A control endpoint (ROUTER) to bind; repeat for several.")
+    var controlEndpoints: [String] = []
+
+    @Option(name: .customLong("events"), help: "An events endpoint (XPUB) to bind; repeat for several.")
+    var eventsEndpoints: [String] = []
+
+    @Flag(help: "Skip the default tcp endpoints (ipc only).")
+    var noTCP = false
+
+    @Option(help: "Heartbeat interval, in milliseconds.")
+    var heartbeatInterval: Int = 1000
+
+    @Option(help: "How long a silent peer is kept, in milliseconds.")
+    var heartbeatTimeout: Int = 5000
+
+    @Option(help: "The largest message taken, in bytes.")
+    var maxMessageSize: Int = 1 << 20
+
+    @Option(help: "How long a guard may take to answer, in milliseconds (no answer counts as a refusal).")
+    var guardTimeout: Int = 2000
+
+    @Option(help: "How long a deep link waits for its session to become ready, in milliseconds.")
+    var deepLinkWait: Int = 10_000
+
+    func validate() throws {
+        for value in [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait] where value <= 0
+        {
+            throw ValidationError("durations and sizes must be positive, not \(value)")
+        }
+        if heartbeatTimeout <= heartbeatInterval {
+            throw ValidationError("--heartbeat-timeout must be longer than --heartbeat-interval")
+        }
+        for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
+            throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
+        }
+    }
+
+    func run() throws {
+        let specification: FlowSpecification
+        do {
+            specification = try FlowSpecification.load(contentsOf: flows)
+        } catch {
+            for diagnostic in error.diagnostics {
+                printError(diagnostic.description)
+            }
+            printError("flowd: cannot start: \(error.message)")
+            throw ExitCode.failure
+        }
+        let ipc = DaemonConfiguration.defaultIPC(environment: ProcessInfo.processInfo.environment)
+        var control = controlEndpoints
+        var events = eventsEndpoints
+        if control.isEmpty && events.isEmpty {
+            control = [ipc.control] + (noTCP ? [] : [DaemonConfiguration.defaultControlTCP])
+            events = [ipc.events] + (noTCP ? [] : [DaemonConfiguration.defaultEventsTCP])
+        }
+        guard !control.isEmpty, !events.isEmpty else {
+            throw ValidationError("give both --control and --events endpoints")
+        }
+        var configuration = DaemonConfiguration(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
+        configuration.heartbeatInterval = .milliseconds(heartbeatInterval)
+        configuration.heartbeatTimeout = .milliseconds(heartbeatTimeout)
+        configuration.maxMessageSize = maxMessageSize
+        configuration.engine.guardTimeout = .milliseconds(guardTimeout)
+        configuration.engine.deepLinkWait = .milliseconds(deepLinkWait)
+
+        let server = try DaemonServer(configuration: configuration, specification: specification) { line in
+            printError(line)
+        }
+        let signals = SignalHandlers(server: server)
+        defer { signals.cancel() }
+        do {
+            try server.run()
+        } catch {
+            printError("flowd: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// SIGTERM and SIGINT stop the server; SIGHUP reloads its flows.
+final class SignalHandlers {
+    private let sources: [any DispatchSourceSignal]
+
+    init(server: DaemonServer) {
+        let queue = DispatchQueue(label: "flowd.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, action) in [(SIGTERM, server.stop), (SIGINT, server.stop), (SIGHUP, server.reload)] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { action() }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    func cancel() {
+        for source in sources {
+            source.cancel()
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+import ZeroMQ
+
+private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
+
+/// Endpoints for one test: fresh ipc paths, or loopback tcp with ports the system picks.
+private func endpoints(_ transport: String) -> [String] {
+    switch transport {
+    case "ipc":
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fd-\(UUID().uuidString.prefix(8))"
+        ).path
+        return ["--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events"]
+    default:
+        return ["--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*"]
+    }
+}
+
+/// The real flowd binary with real peers over ipc and tcp.
+@Suite struct DaemonProcessTests {
+    @Test(arguments: ["ipc", "tcp"])
+    func aStepperAndAPresenterDriveTheDemoThroughARealDaemon(transport: String) throws {
+        let daemon = try DaemonProcess(["--flows", demoFlows] + endpoints(transport))
+        let (control, events) = try daemon.readyEndpoints()
+        let context = try Context()
+        let presenter = try TestPeer(
+            "kiosk/main",
+            session: "kiosk",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        try presenter.subscribe("cmd/kiosk/main")
+        try presenter.hello(.presenter, name: "main")
+        try presenter.send(.snapshotRequest(SnapshotRequest()))
+        let snapshot = try presenter.expect { if case .snapshot(let snapshot) = $0 { snapshot } else { nil } }
+        #expect(snapshot.commands.map(\.operation) == ["setWindowRoot"])
+
+        let stepper = try TestPeer(
+            "kiosk/app",
+            session: "kiosk",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        try stepper.hello(.stepper, name: "app")
+        #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
+        // The resync rule: batches the snapshot already holds (published before it) are skipped.
+        var batches: [CommandsMessage] = []
+        while batches.count < 2 {
+            let batch: CommandsMessage = try presenter.expectPublished { message in
+                if case .commands(let batch) = message { batch } else { nil }
+            }
+            if batch.sequence > snapshot.sequence {
+                batches.append(batch)
+            }
+        }
+        #expect(batches.map(\.sequence) == [snapshot.sequence + 1, snapshot.sequence + 2])
+        let placed: [PresentableDescription] = batches.flatMap { $0.commands.flatMap(\.placed) }
+        let intro = try #require(placed.first { $0.name == "OnboardingIntro" })
+
+        // The screen's own step: dropped (and why) until the presenter reports it visible.
+        let hidden = try presenter.emit(Step("introIsComplete"), sequence: 1, presentable: intro.id)
+        #expect(hidden.reason == "notVisible")
+        try presenter.send(.visibility(VisibilityReport(visibility: .visible, presentables: [intro.id])))
+        #expect(try presenter.emit(Step("introIsComplete"), sequence: 2, presentable: intro.id).accepted)
+
+        // Resending a sequence gets the same fate and applies nothing again.
+        #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
+        try stepper.send(.query(Query(what: "stats")))
+        let stats = try stepper.expect { if case .reply(let reply) = $0 { reply.result } else { nil } }
+        #expect(stats.objectValue?["stepsIn"] == 3)
+
+        #expect(daemon.signal(SIGTERM) == 0)
+        #expect(daemon.standardError.contains("flowd stopped"))
+    }
+
+    @Test func sighupReloadsAValidFileAndRefusesAnInvalidOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fd-\(UUID().uuidString.prefix(8))"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let flows = directory.appendingPathComponent("flows.yaml")
+        let original = try String(contentsOfFile: demoFlows, encoding: .utf8)
+        try original.write(to: flows, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(["--flows", flows.path] + endpoints("ipc"))
+        _ = try daemon.readyEndpoints()
+
+        try (original + "\n  Extra:\n    root: { stack: extra }\n").write(to: flows, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        _ = try daemon.line(containing: "reload refused")
+        #expect(daemon.standardError.contains("flow 'Extra' is never started"))
+
+        try original.write(to: flows, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        _ = try daemon.line(containing: "flows reloaded")
+        #expect(daemon.signal(SIGINT) == 0)
+    }
+
+    @Test func aBrokenFlowsFileOrABadEndpointStopsFlowdWithAClearError() throws {
+        let broken = try DaemonProcess(["--flows", "/no/such/flows.yaml"] + endpoints("ipc"))
+        _ = try broken.line(containing: "cannot start")
+        broken.process.waitUntilExit()
+        #expect(broken.process.terminationStatus == 1)
+
+        let badEndpoint = try DaemonProcess([
+            "--flows", demoFlows, "--control", "tcp://256.1.1.1:1", "--events", "tcp://127.0.0.1:*",
+        ])
+        _ = try badEndpoint.line(containing: "flowd:")
+        badEndpoint.process.waitUntilExit()
+        #expect(badEndpoint.process.terminationStatus == 1)
+    }
+}
