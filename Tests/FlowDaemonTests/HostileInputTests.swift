@@ -1,0 +1,104 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+import ZeroMQ
+
+private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
+
+/// Thousands of malformed and hostile messages at a real flowd: each refused and counted, nothing changes, and a
+/// normal journey still works.
+@Suite struct HostileInputTests {
+    @Test func aFloodOfBadMessagesIsRefusedCountedAndHarmless() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fd-\(UUID().uuidString.prefix(8))"
+        ).path
+        let daemon = try DaemonProcess([
+            "--flows", demoFlows, "--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events",
+            "--max-message-size", "65536",
+        ])
+        let (control, events) = try daemon.readyEndpoints()
+        let context = try Context()
+        let codec = WireCodec()
+
+        let attacker = try Socket(.dealer, context: context)
+        try attacker.setOption(.routingID, Array("attacker".utf8))
+        try attacker.connect(control[0])
+        let valid = codec.encode(
+            Envelope(header: Header(id: 1, session: "kiosk", sentAt: 0), message: .heartbeat(Heartbeat()))
+        )
+        // Tried, 250 of each: random bytes, another protocol version, too few frames, an unknown type, a header
+        // that is not JSON, a body missing its fields, a message before HELLO, a HELLO claiming another id.
+        let hostile: [[[UInt8]]] = [
+            [[0xFF, 0x00, 0x13]],
+            [Array("FLOWBUS/7".utf8)] + valid.dropFirst(),
+            Array(valid.prefix(2)),
+            [valid[0], Array("SELF_DESTRUCT".utf8), valid[2], valid[3]],
+            [valid[0], valid[1], Array("{not json".utf8), valid[3]],
+            [valid[0], Array("STEP".utf8), valid[2], Array("{}".utf8)],
+            valid,
+            codec.encode(
+                Envelope(
+                    header: Header(id: 2, sentAt: 0),
+                    message: .hello(Hello(role: .stepper, id: "kiosk/app", session: "kiosk"))
+                )
+            ),
+        ]
+        for _ in 0..<250 {
+            for frames in hostile {
+                try attacker.send(frames: frames)
+            }
+        }
+        // Every hostile message is answered with an ERROR.
+        var errors = 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while errors < 2000 && ContinuousClock.now < deadline {
+            guard let reply = try attacker.receive(within: .seconds(5)) else { break }
+            if case .error = try? codec.decode(reply.frames).message {
+                errors += 1
+            }
+        }
+        #expect(errors == 2000)
+
+        // An oversized message gets its sender disconnected by ZeroMQ, and nothing else.
+        let giant = try Socket(.dealer, context: context)
+        try giant.setOption(.routingID, Array("giant".utf8))
+        try giant.connect(control[0])
+        try giant.send(frames: [Array(repeating: 0x41, count: 200_000)])
+
+        // A normal journey still works.
+        let presenter = try TestPeer(
+            "kiosk/main",
+            session: "kiosk",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        try presenter.hello(.presenter, name: "main")
+        let stepper = try TestPeer(
+            "kiosk/app",
+            session: "kiosk",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        try stepper.hello(.stepper, name: "app")
+        #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
+        try stepper.send(.query(Query(what: "stats")))
+        let stats = try stepper.expect { message -> JSONObject? in
+            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        }
+        let counted = stats["errors"]?.objectValue ?? [:]
+        #expect(counted["notFlowBus"] == 250)
+        #expect(counted["unsupportedVersion"] == 250)
+        #expect(counted["wrongFrameCount"] == 250)
+        #expect(counted["unknownType"] == 250)
+        #expect(counted["malformedHeader"] == 250)
+        #expect(counted["malformedBody"] == 250)
+        #expect(counted["notRegistered"] == 250)
+        #expect(counted["idMismatch"] == 250)
+        #expect(stats["stepsIn"] == 1)
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
+}
