@@ -25,7 +25,10 @@ let package = Package(
         .target(name: "FlowCore"),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
-        .target(name: "FlowDaemon", dependencies: ["FlowCore", "FlowSpec", "FlowWire", "ZeroMQ"]),
+        .target(
+            name: "FlowDaemon",
+            dependencies: ["FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", .product(name: "Yams", package: "Yams")]
+        ),
         .executableTarget(
             name: "flowd",
             dependencies: [

@@ -20,8 +20,11 @@ struct Run: ParsableCommand {
             """
     )
 
-    @Option(help: "The flow file (YAML).")
-    var flows: String = "deploy/flows/movies.yaml"
+    @Option(help: "A configuration file (YAML); flags given here win over it. See deploy/flowd.yaml.")
+    var config: String?
+
+    @Option(help: "The flow file (YAML). Default: deploy/flows/movies.yaml.")
+    var flows: String?
 
     @Option(name: .customLong("control"), help: "A control endpoint (ROUTER) to bind; repeat for several.")
     var controlEndpoints: [String] = []
@@ -32,28 +35,25 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip the default tcp endpoints (ipc only).")
     var noTCP = false
 
-    @Option(help: "Heartbeat interval, in milliseconds.")
-    var heartbeatInterval: Int = 1000
+    @Option(help: "Heartbeat interval, in milliseconds. Default: 1000.")
+    var heartbeatInterval: Int?
 
-    @Option(help: "How long a silent peer is kept, in milliseconds.")
-    var heartbeatTimeout: Int = 5000
+    @Option(help: "How long a silent peer is kept, in milliseconds. Default: 5000.")
+    var heartbeatTimeout: Int?
 
-    @Option(help: "The largest message taken, in bytes.")
-    var maxMessageSize: Int = 1 << 20
+    @Option(help: "The largest message taken, in bytes. Default: 1048576.")
+    var maxMessageSize: Int?
 
-    @Option(help: "How long a guard may take to answer, in milliseconds (no answer counts as a refusal).")
-    var guardTimeout: Int = 2000
+    @Option(help: "How long a guard may take to answer, in milliseconds (no answer is a refusal). Default: 2000.")
+    var guardTimeout: Int?
 
-    @Option(help: "How long a deep link waits for its session to become ready, in milliseconds.")
-    var deepLinkWait: Int = 10_000
+    @Option(help: "How long a deep link waits for its session to become ready, in milliseconds. Default: 10000.")
+    var deepLinkWait: Int?
 
     func validate() throws {
-        for value in [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait] where value <= 0
-        {
+        let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]
+        for value in values.compactMap({ $0 }) where value <= 0 {
             throw ValidationError("durations and sizes must be positive, not \(value)")
-        }
-        if heartbeatTimeout <= heartbeatInterval {
-            throw ValidationError("--heartbeat-timeout must be longer than --heartbeat-interval")
         }
         for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
@@ -61,6 +61,16 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        var file = ConfigurationFile()
+        if let config {
+            do {
+                file = try ConfigurationFile.load(contentsOf: config)
+            } catch {
+                printError("flowd: cannot start: \(error)")
+                throw ExitCode.failure
+            }
+        }
+        let flows = self.flows ?? file.flows ?? "deploy/flows/movies.yaml"
         let specification: FlowSpecification
         do {
             specification = try FlowSpecification.load(contentsOf: flows)
@@ -72,21 +82,30 @@ struct Run: ParsableCommand {
             throw ExitCode.failure
         }
         let ipc = DaemonConfiguration.defaultIPC(environment: ProcessInfo.processInfo.environment)
-        var control = controlEndpoints
-        var events = eventsEndpoints
+        var control = controlEndpoints.isEmpty ? file.control ?? [] : controlEndpoints
+        var events = eventsEndpoints.isEmpty ? file.events ?? [] : eventsEndpoints
         if control.isEmpty && events.isEmpty {
-            control = [ipc.control] + (noTCP ? [] : [DaemonConfiguration.defaultControlTCP])
-            events = [ipc.events] + (noTCP ? [] : [DaemonConfiguration.defaultEventsTCP])
+            let tcp = !noTCP && (file.tcp ?? true)
+            control = [ipc.control] + (tcp ? [DaemonConfiguration.defaultControlTCP] : [])
+            events = [ipc.events] + (tcp ? [DaemonConfiguration.defaultEventsTCP] : [])
         }
         guard !control.isEmpty, !events.isEmpty else {
             throw ValidationError("give both --control and --events endpoints")
         }
         var configuration = DaemonConfiguration(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
-        configuration.heartbeatInterval = .milliseconds(heartbeatInterval)
-        configuration.heartbeatTimeout = .milliseconds(heartbeatTimeout)
-        configuration.maxMessageSize = maxMessageSize
-        configuration.engine.guardTimeout = .milliseconds(guardTimeout)
-        configuration.engine.deepLinkWait = .milliseconds(deepLinkWait)
+        let interval: Int = heartbeatInterval ?? file.heartbeatInterval ?? 1000
+        let timeout: Int = heartbeatTimeout ?? file.heartbeatTimeout ?? 5000
+        let guardWait: Int = guardTimeout ?? file.guardTimeout ?? 2000
+        let linkWait: Int = deepLinkWait ?? file.deepLinkWait ?? 10_000
+        configuration.heartbeatInterval = .milliseconds(interval)
+        configuration.heartbeatTimeout = .milliseconds(timeout)
+        configuration.maxMessageSize = maxMessageSize ?? file.maxMessageSize ?? 1 << 20
+        configuration.engine.guardTimeout = .milliseconds(guardWait)
+        configuration.engine.deepLinkWait = .milliseconds(linkWait)
+        guard configuration.heartbeatTimeout > configuration.heartbeatInterval else {
+            printError("flowd: cannot start: the heartbeat timeout must be longer than the heartbeat interval")
+            throw ExitCode.failure
+        }
 
         let server = try DaemonServer(configuration: configuration, specification: specification) { line in
             printError(line)

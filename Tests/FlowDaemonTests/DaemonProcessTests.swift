@@ -102,6 +102,40 @@ private func endpoints(_ transport: String) -> [String] {
         #expect(daemon.signal(SIGINT) == 0)
     }
 
+    @Test func aConfigurationFileSetsEndpointsAndFlagsWin() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fd-\(UUID().uuidString.prefix(8))"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("flowd.yaml")
+        try """
+        flows: \(demoFlows)
+        control: ipc://\(directory.path)/control
+        events: [ "ipc://\(directory.path)/events" ]
+        heartbeatInterval: 200
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(["--config", config.path, "--heartbeat-timeout", "900"])
+        let (control, events) = try daemon.readyEndpoints()
+        #expect(control == ["ipc://\(directory.path)/control"])
+        #expect(events == ["ipc://\(directory.path)/events"])
+        let context = try Context()
+        let peer = try TestPeer("kiosk/app", session: "kiosk", context: context, control: control[0], events: events[0])
+        let welcome = try peer.hello(.stepper, name: "app")
+        #expect(welcome.heartbeatInterval == 200)
+        #expect(welcome.heartbeatTimeout == 900)
+        #expect(daemon.signal(SIGTERM) == 0)
+
+        // Tried: an unknown key, a negative number.
+        try "colour: blue\nheartbeatInterval: -3\n".write(to: config, atomically: true, encoding: .utf8)
+        let refused = try DaemonProcess(["--config", config.path])
+        _ = try refused.line(containing: "cannot start")
+        refused.process.waitUntilExit()
+        #expect(refused.process.terminationStatus == 1)
+        #expect(refused.standardError.contains("\(config.path):1:1: unknown key 'colour'"))
+        #expect(refused.standardError.contains("'heartbeatInterval' must be a positive whole number"))
+    }
+
     @Test func aBrokenFlowsFileOrABadEndpointStopsFlowdWithAClearError() throws {
         let broken = try DaemonProcess(["--flows", "/no/such/flows.yaml"] + endpoints("ipc"))
         _ = try broken.line(containing: "cannot start")
