@@ -67,7 +67,8 @@ public final class ZAPHandler: Sendable {
             return
         }
         // If the context is already shut down, the loop sees that by itself and ends.
-        if let signal = try? Socket(.pair, context: context) {
+        // A linger, so that closing the socket right away does not drop the stop before the loop reads it.
+        if let signal = try? Socket(.push, context: context, linger: .seconds(1)) {
             _ = try? signal.connect(stopEndpoint)
             _ = try? signal.send(frames: [[]], dontWait: true)
         }
@@ -91,7 +92,7 @@ private struct ZAPLoop: Sendable {
         do {
             requests = try Socket(.reply, context: context)
             try requests.bind(ZAPHandler.endpoint)
-            stop = try Socket(.pair, context: context)
+            stop = try Socket(.pull, context: context)
             try stop.bind(stopEndpoint)
         } catch {
             onStarted(error)

@@ -52,7 +52,8 @@ public final class DaemonServer: Sendable {
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, 100_000)
-        let control = try Socket(.pair, context: context)
+        // PULL: any number of threads may PUSH commands (a PAIR takes one peer at a time and drops the next).
+        let control = try Socket(.pull, context: context)
         try control.bind(controlEndpoint)
         var bound: (control: [String], events: [String]) = ([], [])
         for endpoint in configuration.controlEndpoints {
@@ -132,7 +133,8 @@ public final class DaemonServer: Sendable {
     }
 
     private func signal(_ command: String) {
-        guard let socket = try? Socket(.pair, context: context) else { return }
+        // A linger, so that closing the socket right away does not drop the command before the loop reads it.
+        guard let socket = try? Socket(.push, context: context, linger: .seconds(1)) else { return }
         try? socket.connect(controlEndpoint)
         _ = try? socket.send(Message(strings: [command]), dontWait: false)
     }
