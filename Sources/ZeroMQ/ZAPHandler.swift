@@ -99,6 +99,9 @@ private struct ZAPLoop: Sendable {
             return
         }
         onStarted(nil)
+        // Unbound explicitly: closing alone frees the endpoint later, in libzmq's background, and a handler
+        // started right after `stop()` returns must be able to bind it.
+        defer { try? requests.unbind(ZAPHandler.endpoint) }
 
         var poller = Poller()
         let requestIndex = poller.register(requests)
