@@ -21,31 +21,30 @@ extension Coordinator {
         } else {
             source = .stepper(peer.name)
         }
-        guard specification.step(named: message.step.name) != nil else {
-            reply(
-                to: peer.id,
-                correlation: header.id,
-                error: "unknownStep",
-                "no step named '\(message.step.name)' is declared in \(specification.file)"
-            )
-            return
+        take([message.step], sequence: message.sequence, from: peer, header: header, session: session) { engine in
+            engine.receive(message.step, from: source, session: session)
         }
-        let key = StepperKey(session: session, name: peer.name)
-        guard admit(message.sequence, of: key, from: peer.id, correlation: header.id) else { return }
-        counters.stepsIn += 1
-        let (token, effects) = engine.receive(message.step, from: source, session: session)
-        remember(
-            token,
-            in: session,
-            PendingAcknowledgement(peer: peer.id, stepper: key, sequence: message.sequence, correlation: header.id)
-        )
-        apply(effects)
     }
 
     /// A deep link: like a step, by sequence, but sent to every flow.
     mutating func deepLink(_ message: DeepLinkMessage, from peer: Peer, header: Header) {
         guard let session = session(of: peer, header: header) else { return }
-        if let unknown = message.path.first(where: { specification.step(named: $0.name) == nil }) {
+        take(message.path, sequence: message.sequence, from: peer, header: header, session: session) { engine in
+            engine.deepLink(message.path, session: session)
+        }
+    }
+
+    /// Takes in a step or deep link: its steps must be declared, its sequence new; then `submit` gives it to the
+    /// engine, and its fate is acknowledged when decided.
+    private mutating func take(
+        _ steps: [Step],
+        sequence: UInt64,
+        from peer: Peer,
+        header: Header,
+        session: SessionID,
+        submit: (inout FlowEngine) -> (token: StepToken, effects: Effects)
+    ) {
+        if let unknown = steps.first(where: { specification.step(named: $0.name) == nil }) {
             reply(
                 to: peer.id,
                 correlation: header.id,
@@ -55,13 +54,13 @@ extension Coordinator {
             return
         }
         let key = StepperKey(session: session, name: peer.name)
-        guard admit(message.sequence, of: key, from: peer.id, correlation: header.id) else { return }
+        guard admit(sequence, of: key, from: peer.id, correlation: header.id) else { return }
         counters.stepsIn += 1
-        let (token, effects) = engine.deepLink(message.path, session: session)
+        let (token, effects) = submit(&engine)
         remember(
             token,
             in: session,
-            PendingAcknowledgement(peer: peer.id, stepper: key, sequence: message.sequence, correlation: header.id)
+            PendingAcknowledgement(peer: peer.id, stepper: key, sequence: sequence, correlation: header.id)
         )
         apply(effects)
     }
