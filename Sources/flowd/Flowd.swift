@@ -10,7 +10,7 @@ struct Flowd: ParsableCommand {
             flowd owns, per session, the tree of flows and the visibility of every presentable, and decides \
             every navigation. Its flows are declared in a flow file (see deploy/flows/movies.yaml).
             """,
-        subcommands: [Run.self, Check.self],
+        subcommands: [Run.self, Check.self, Keygen.self],
         defaultSubcommand: Run.self
     )
 }

@@ -50,7 +50,19 @@ struct Run: ParsableCommand {
     @Option(help: "How long a deep link waits for its session to become ready, in milliseconds. Default: 10000.")
     var deepLinkWait: Int?
 
+    @Option(help: "flowd's CURVE secret key (Z85, from `flowd keygen`): every socket then requires CURVE.")
+    var curveSecretKey: String?
+
+    @Option(
+        name: .customLong("authorize"),
+        help: "A client allowed in with CURVE, as ID=PUBLIC_KEY; repeat for several."
+    )
+    var authorized: [String] = []
+
     func validate() throws {
+        for entry in authorized where !entry.contains("=") {
+            throw ValidationError("'\(entry)' is not ID=PUBLIC_KEY")
+        }
         let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]
         for value in values.compactMap({ $0 }) where value <= 0 {
             throw ValidationError("durations and sizes must be positive, not \(value)")
@@ -102,6 +114,14 @@ struct Run: ParsableCommand {
         configuration.maxMessageSize = maxMessageSize ?? file.maxMessageSize ?? 1 << 20
         configuration.engine.guardTimeout = .milliseconds(guardWait)
         configuration.engine.deepLinkWait = .milliseconds(linkWait)
+        if let secretKey = curveSecretKey ?? file.curveSecretKey {
+            var keys = file.authorizedKeys ?? [:]
+            for entry in authorized {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                keys[parts[0]] = parts[1]
+            }
+            configuration.curve = CurveSettings(secretKey: secretKey, authorizedKeys: keys)
+        }
         guard configuration.heartbeatTimeout > configuration.heartbeatInterval else {
             printError("flowd: cannot start: the heartbeat timeout must be longer than the heartbeat interval")
             throw ExitCode.failure

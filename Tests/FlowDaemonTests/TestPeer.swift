@@ -13,13 +13,24 @@ final class TestPeer {
     let codec = WireCodec()
     private var lastID: UInt64 = 0
 
-    init(_ id: String, session: String, context: Context, control: String, events: String) throws {
+    init(
+        _ id: String,
+        session: String,
+        context: Context,
+        control: String,
+        events: String,
+        curve: (keys: CurveKeyPair, server: CurveKey)? = nil
+    ) throws {
         self.id = id
         self.session = session
         dealer = try Socket(.dealer, context: context)
         try dealer.setOption(.routingID, Array(id.utf8))
-        try dealer.connect(control)
         subscriber = try Socket(.subscriber, context: context)
+        if let curve {
+            try dealer.makeCurveClient(keyPair: curve.keys, serverKey: curve.server)
+            try subscriber.makeCurveClient(keyPair: curve.keys, serverKey: curve.server)
+        }
+        try dealer.connect(control)
         try subscriber.connect(events)
     }
 

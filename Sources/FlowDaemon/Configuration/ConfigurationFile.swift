@@ -13,7 +13,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys a file may have.
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
-        "deepLinkWait",
+        "deepLinkWait", "curveSecretKey", "authorizedKeys",
     ]
 
     /// The flow file.
@@ -34,6 +34,10 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var guardTimeout: Int?
     /// Milliseconds.
     public var deepLinkWait: Int?
+    /// flowd's CURVE secret key (Z85); with it, every socket requires CURVE.
+    public var curveSecretKey: String?
+    /// Client id → CURVE public key (Z85).
+    public var authorizedKeys: [String: String]?
 
     /// An empty configuration: every default.
     public init() {}
@@ -92,6 +96,18 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "maxMessageSize": file.maxMessageSize = number()
             case "guardTimeout": file.guardTimeout = number()
             case "deepLinkWait": file.deepLinkWait = number()
+            case "curveSecretKey": file.curveSecretKey = value.string
+            case "authorizedKeys":
+                guard case .mapping(let keys) = value,
+                    keys.allSatisfy({ $0.key.string != nil && $0.value.string != nil })
+                else {
+                    problems.append("\(place): 'authorizedKeys' maps client ids to Z85 public keys")
+                    continue
+                }
+                file.authorizedKeys = Dictionary(
+                    keys.compactMap { pair in pair.key.string.flatMap { id in pair.value.string.map { (id, $0) } } },
+                    uniquingKeysWith: { _, last in last }
+                )
             default:
                 problems.append("\(place): unknown key '\(key)'; known keys: \(keys.joined(separator: ", "))")
             }

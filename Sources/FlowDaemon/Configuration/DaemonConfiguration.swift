@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var engine = EngineOptions()
     /// How many step acknowledgements are kept per stepper, to answer resent steps.
     public var rememberedAcknowledgements = 256
+    /// CURVE encryption and client authentication; `nil` for none.
+    public var curve: CurveSettings?
 
     /// A configuration with these endpoints and flows.
     public init(controlEndpoints: [String], eventsEndpoints: [String], flowsFile: String) {
@@ -36,5 +38,18 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public static func defaultIPC(environment: [String: String]) -> (control: String, events: String) {
         let runtime = environment["XDG_RUNTIME_DIR"].map { "\($0)/flowbus" } ?? "/tmp/flowbus-\(getuid())"
         return ("ipc://\(runtime)/control", "ipc://\(runtime)/events")
+    }
+}
+
+/// CURVE for flowd's sockets: its secret key, and the clients allowed in, by the id each key may use.
+public struct CurveSettings: Sendable, Hashable {
+    /// flowd's secret key, as 40 characters of Z85 (its public key is derived from it).
+    public var secretKey: String
+    /// The allowed clients: connection id → public key (Z85). A client may only say HELLO with its key's id.
+    public var authorizedKeys: [String: String]
+
+    public init(secretKey: String, authorizedKeys: [String: String]) {
+        self.secretKey = secretKey
+        self.authorizedKeys = authorizedKeys
     }
 }

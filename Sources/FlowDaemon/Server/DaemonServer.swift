@@ -55,6 +55,10 @@ public final class DaemonServer: Sendable {
         // PULL: any number of threads may PUSH commands (a PAIR takes one peer at a time and drops the next).
         let control = try Socket(.pull, context: context)
         try control.bind(controlEndpoint)
+        let authenticator = try configuration.curve.map { curve in
+            try secure([router, events], with: curve)
+        }
+        defer { authenticator?.stop() }
         var bound: (control: [String], events: [String]) = ([], [])
         for endpoint in configuration.controlEndpoints {
             try prepare(endpoint)
@@ -161,6 +165,31 @@ public final class DaemonServer: Sendable {
                 _ = try? events.send(frames: message.frames, dontWait: true)
             }
         }
+    }
+
+    /// Makes the sockets CURVE servers, and starts the ZAP handler that lets in only authorized keys, each
+    /// with its id as the user id that HELLO must match.
+    private func secure(_ sockets: [Socket], with curve: CurveSettings) throws -> ZAPHandler {
+        let secretKey = try CurveKey(z85: curve.secretKey)
+        var allowed: [CurveKey: String] = [:]
+        for (id, key) in curve.authorizedKeys {
+            allowed[try CurveKey(z85: key)] = id
+        }
+        let authorized = allowed
+        let report = report
+        let handler = try ZAPHandler(context: context) { request in
+            guard let key = request.clientKey, let id = authorized[key] else {
+                report(
+                    "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
+                )
+                return .deny(reason: "unknown key")
+            }
+            return .allow(userID: id)
+        }
+        for socket in sockets {
+            try socket.makeCurveServer(secretKey: secretKey)
+        }
+        return handler
     }
 
     /// Makes the directory of an ipc endpoint.
