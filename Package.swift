@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         // YAML with line and column for every node: flow files are checked before they run.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // Structured logs: libraries take a Logger, executables choose where it goes.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // The command lines of flowd and flowctl.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
@@ -27,7 +29,10 @@ let package = Package(
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
         .target(
             name: "FlowDaemon",
-            dependencies: ["FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "flowd",

@@ -3,6 +3,7 @@ import Dispatch
 import FlowDaemon
 import FlowSpec
 import Foundation
+import Logging
 
 /// `flowd run` (the default): serve the flows on the control and events endpoints until SIGTERM or SIGINT.
 struct Run: ParsableCommand {
@@ -58,6 +59,9 @@ struct Run: ParsableCommand {
         help: "A client allowed in with CURVE, as ID=PUBLIC_KEY; repeat for several."
     )
     var authorized: [String] = []
+
+    @Option(help: "The lowest level logged to standard error: trace, debug, info, notice, warning, error.")
+    var logLevel: Logger.Level = .info
 
     func validate() throws {
         for entry in authorized where !entry.contains("=") {
@@ -127,9 +131,16 @@ struct Run: ParsableCommand {
             throw ExitCode.failure
         }
 
-        let server = try DaemonServer(configuration: configuration, specification: specification) { line in
-            printError(line)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
         }
+        let server = try DaemonServer(
+            configuration: configuration,
+            specification: specification,
+            logger: Logger(label: "flowd")
+        )
         let signals = SignalHandlers(server: server)
         defer { signals.cancel() }
         do {
@@ -164,3 +175,5 @@ final class SignalHandlers {
         }
     }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

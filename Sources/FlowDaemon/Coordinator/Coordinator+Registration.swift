@@ -80,6 +80,13 @@ extension Coordinator {
             lastSequence: lastSequence
         )
         send(.welcome(welcome), to: peer, session: session, correlation: correlation)
+        logger.info(
+            "registered",
+            metadata: [
+                "peer": "\(peer)", "name": "\(name)", "role": "\(hello.role.rawValue)",
+                "session": "\(session?.rawValue ?? "-")",
+            ]
+        )
         inspect(
             "registered",
             session: session,
@@ -95,6 +102,7 @@ extension Coordinator {
         if registered.role == .presenter, let session = registered.session {
             apply(engine.presenterLost(PresenterID(registered.name), session: session))
         }
+        logger.info("unregistered", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
         inspect(
             "unregistered",
             session: registered.session,

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowSpec
 import FlowWire
+import Logging
 
 /// flowd's logic without its sockets: takes the frames a peer sent (and the passing of time) and answers with
 /// the frames to send. It owns the engine, the registrations and the sequence numbers; the server only moves
@@ -28,9 +29,17 @@ public struct Coordinator: Sendable {
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
     var now: Int64 = 0
+    let logger: Logger
 
     /// Creates a coordinator for a flow file.
-    public init(specification: FlowSpecification, configuration: DaemonConfiguration, epoch: String, now: Int64) {
+    public init(
+        specification: FlowSpecification,
+        configuration: DaemonConfiguration,
+        epoch: String,
+        now: Int64,
+        logger: Logger = Logger(label: "flowbus.flowd")
+    ) {
+        self.logger = logger
         self.specification = specification
         self.configuration = configuration
         self.epoch = epoch
@@ -191,6 +200,7 @@ public struct Coordinator: Sendable {
     /// Refuses a message: an ERROR to its sender, and a count.
     mutating func reply(to peer: String, correlation: UInt64?, error code: String, _ message: String) {
         Counters.bump(&counters.errors, code)
+        logger.debug("refused a message", metadata: ["peer": "\(peer)", "code": "\(code)", "reason": "\(message)"])
         send(
             .error(ErrorReply(code: code, message: message)),
             to: peer,

@@ -1,20 +1,18 @@
 import FlowCore
 import FlowSpec
 import Foundation
+import Logging
 import Synchronization
 import ZeroMQ
 
 /// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
 /// ``Coordinator``; other threads only ask it to stop or reload, through an inproc socket.
 public final class DaemonServer: Sendable {
-    /// What the server reports as it goes (start-up, reloads, shutdown); flowd prints these.
-    public typealias Report = @Sendable (String) -> Void
-
     private let configuration: DaemonConfiguration
     private let specification: FlowSpecification
     private let context: Context
     private let controlEndpoint = "inproc://flowd-control-\(UUID().uuidString)"
-    private let report: Report
+    private let logger: Logger
     private let state = Mutex(State.idle)
 
     private enum State {
@@ -25,11 +23,11 @@ public final class DaemonServer: Sendable {
     public init(
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
-        report: @escaping Report = { _ in }
+        logger: Logger
     ) throws {
         self.configuration = configuration
         self.specification = specification
-        self.report = report
+        self.logger = logger
         self.context = try Context()
     }
 
@@ -70,16 +68,18 @@ public final class DaemonServer: Sendable {
             try events.bind(endpoint)
             bound.events.append(try events.lastEndpoint)
         }
-        report(
-            "flowd \(Coordinator.version) ready: control \(bound.control.joined(separator: " ")) events "
-                + "\(bound.events.joined(separator: " ")) flows \(configuration.flowsFile) (\(specification.summary))"
+        let controlList = bound.control.joined(separator: " ")
+        let eventsList = bound.events.joined(separator: " ")
+        logger.info(
+            "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
         )
 
         var coordinator = Coordinator(
             specification: specification,
             configuration: configuration,
             epoch: UUID().uuidString,
-            now: Self.now()
+            now: Self.now(),
+            logger: logger
         )
         var poller = Poller()
         let routerIndex = poller.register(router)
@@ -123,7 +123,7 @@ public final class DaemonServer: Sendable {
                 deliver(coordinator.tick(now: Self.now()), router, events)
             }
         }
-        report("flowd stopped")
+        logger.info("flowd stopped")
     }
 
     /// Asks the event loop to stop; returns at once. Safe from any thread (a signal handler's queue).
@@ -147,11 +147,11 @@ public final class DaemonServer: Sendable {
         do {
             let specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
             try coordinator.reload(specification)
-            report("flows reloaded from \(configuration.flowsFile): \(specification.summary)")
+            logger.info("flows reloaded from \(configuration.flowsFile): \(specification.summary)")
         } catch let error as FlowSpecError {
-            report("reload refused, the running flows stay: \(error)")
+            logger.warning("reload refused, the running flows stay: \(error)")
         } catch {
-            report("reload refused, the running flows stay: \(error)")
+            logger.warning("reload refused, the running flows stay: \(error)")
         }
     }
 
@@ -176,10 +176,10 @@ public final class DaemonServer: Sendable {
             allowed[try CurveKey(z85: key)] = id
         }
         let authorized = allowed
-        let report = report
+        let logger = logger
         let handler = try ZAPHandler(context: context) { request in
             guard let key = request.clientKey, let id = authorized[key] else {
-                report(
+                logger.info(
                     "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
                 )
                 return .deny(reason: "unknown key")
