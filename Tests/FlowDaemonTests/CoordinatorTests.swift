@@ -5,9 +5,6 @@ import FlowWire
 import Foundation
 import Testing
 
-private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
-
 /// Drives a coordinator as peers would, with real encoded frames.
 private struct Bus {
     var coordinator: Coordinator

@@ -4,9 +4,6 @@ import Foundation
 import Testing
 import ZeroMQ
 
-private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
-
 /// flowd with CURVE over tcp: authorized keys talk, unknown keys are refused, and a key is bound to its id.
 @Suite struct CurveDaemonTests {
     @Test func onlyAuthorizedKeysTalkAndEachKeyOnlyAsItsOwnID() throws {

@@ -80,3 +80,7 @@ func builtProduct(_ name: String) throws -> String {
     ].map { $0.appendingPathComponent(name).path }
     return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "\(name) is not built")
 }
+
+/// The demo flows file of the repository.
+let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path

@@ -4,9 +4,6 @@ import Foundation
 import Testing
 import ZeroMQ
 
-private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
-
 /// Endpoints for one test: fresh ipc paths, or loopback tcp with ports the system picks.
 private func endpoints(_ transport: String) -> [String] {
     switch transport {
@@ -40,14 +37,13 @@ private func endpoints(_ transport: String) -> [String] {
         let snapshot = try presenter.expect { if case .snapshot(let snapshot) = $0 { snapshot } else { nil } }
         #expect(snapshot.commands.map(\.operation) == ["setWindowRoot"])
 
-        let stepper = try TestPeer(
-            "kiosk/app",
-            session: "kiosk",
+        let stepper = try TestPeer.registered(
+            .stepper,
+            name: "app",
             context: context,
             control: control[0],
             events: events[0]
         )
-        try stepper.hello(.stepper, name: "app")
         #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
         // The resync rule: batches the snapshot already holds (published before it) are skipped.
         var batches: [CommandsMessage] = []

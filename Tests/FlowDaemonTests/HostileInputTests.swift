@@ -4,9 +4,6 @@ import Foundation
 import Testing
 import ZeroMQ
 
-private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("deploy/flows/movies.yaml").path
-
 /// Thousands of malformed and hostile messages at a real flowd: each refused and counted, nothing changes, and a
 /// normal journey still works.
 @Suite struct HostileInputTests {
@@ -68,22 +65,14 @@ private let demoFlows = URL(fileURLWithPath: #filePath).deletingLastPathComponen
         try giant.send(frames: [Array(repeating: 0x41, count: 200_000)])
 
         // A normal journey still works.
-        let presenter = try TestPeer(
-            "kiosk/main",
-            session: "kiosk",
+        _ = try TestPeer.registered(.presenter, name: "main", context: context, control: control[0], events: events[0])
+        let stepper = try TestPeer.registered(
+            .stepper,
+            name: "app",
             context: context,
             control: control[0],
             events: events[0]
         )
-        try presenter.hello(.presenter, name: "main")
-        let stepper = try TestPeer(
-            "kiosk/app",
-            session: "kiosk",
-            context: context,
-            control: control[0],
-            events: events[0]
-        )
-        try stepper.hello(.stepper, name: "app")
         #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
         try stepper.send(.query(Query(what: "stats")))
         let stats = try stepper.expect { message -> JSONObject? in

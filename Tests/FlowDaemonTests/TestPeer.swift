@@ -83,6 +83,19 @@ final class TestPeer {
         throw CancellationError()
     }
 
+    /// A peer of session `kiosk` named `name`, with its connection id `kiosk/<name>`, registered in `role`.
+    static func registered(
+        _ role: Role,
+        name: String,
+        context: Context,
+        control: String,
+        events: String
+    ) throws -> TestPeer {
+        let peer = try TestPeer("kiosk/\(name)", session: "kiosk", context: context, control: control, events: events)
+        try peer.hello(role, name: name)
+        return peer
+    }
+
     /// HELLO until WELCOME (the first HELLO may go out before the connection is up; DEALER queues it anyway).
     @discardableResult
     func hello(_ role: Role, name: String) throws -> Welcome {
