@@ -125,6 +125,43 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(fate(visible)?.accepted == true)
     }
 
+    @Test func aPeerActsOnlyInTheSessionItRegisteredFor() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        _ = bus.hello(.stepper, "other/app", name: "app", session: "other")
+        let before = bus.commands(for: "main", session: "other").count
+        // Tried: a stepper of kiosk posting into session other as its `app`; an inspector naming no session.
+        let hijack = bus.send(
+            .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)),
+            from: "kiosk/app",
+            session: "other"
+        )
+        #expect(error(hijack)?.code == "wrongSession")
+        #expect(bus.commands(for: "main", session: "other").count == before)
+        _ = bus.hello(.inspector, "flowctl", session: nil)
+        let nowhere = bus.send(
+            .deepLink(DeepLinkMessage(path: [Step("dashboardIsRequired")], sequence: 1)),
+            from: "flowctl",
+            session: nil
+        )
+        #expect(error(nowhere)?.code == "missingSession")
+        // Its own session, named or not, is fine.
+        #expect(
+            fate(bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app"))?
+                .accepted == true
+        )
+        #expect(
+            fate(
+                bus.send(
+                    .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)),
+                    from: "kiosk/app",
+                    session: nil
+                )
+            )?
+            .accepted == true
+        )
+    }
+
     @Test func aSnapshotRebuildsThePresentersScreenAtItsSequence() throws {
         var bus = try Bus()
         _ = bus.hello(.stepper, "kiosk/app", name: "app")

@@ -4,10 +4,11 @@ import FlowWire
 extension Coordinator {
     /// A presenter's visibility report, about its own screens only.
     mutating func visibility(_ report: VisibilityReport, from peer: Peer, header: Header) {
-        guard peer.role == .presenter, let session = session(of: peer, header: header) else {
+        guard peer.role == .presenter else {
             reply(to: peer.id, correlation: header.id, error: "notAPresenter", "only presenters report visibility")
             return
         }
+        guard let session = session(of: peer, header: header) else { return }
         do {
             apply(
                 try engine.report(
@@ -24,7 +25,8 @@ extension Coordinator {
 
     /// Everything a presenter must show, as the commands that build it, valid at its current sequence.
     mutating func snapshot(_ request: SnapshotRequest, for peer: Peer, header: Header) {
-        guard let session = session(of: peer, header: header), let screens = engine.screens(of: session) else {
+        guard let session = session(of: peer, header: header) else { return }
+        guard let screens = engine.screens(of: session) else {
             reply(to: peer.id, correlation: header.id, error: "unknownSession", "the session does not exist")
             return
         }

@@ -65,9 +65,28 @@ extension Coordinator {
         apply(effects)
     }
 
-    /// The session a message concerns: its header's, or the peer's.
-    func session(of peer: Peer, header: Header) -> SessionID? {
-        header.session.map { SessionID($0) } ?? peer.session
+    /// The session a message concerns. A peer registered for a session acts in that session only (a stepper of
+    /// one kiosk cannot post into another's as its namesake); a peer without one (an inspector) names it in the
+    /// header. A message without a usable session is refused with an ERROR and `nil` is returned.
+    mutating func session(of peer: Peer, header: Header) -> SessionID? {
+        let named = header.session.map { SessionID($0) }
+        if let registered = peer.session {
+            guard named == nil || named == registered else {
+                reply(
+                    to: peer.id,
+                    correlation: header.id,
+                    error: "wrongSession",
+                    "you are registered for session \(registered), not \(named?.rawValue ?? "")"
+                )
+                return nil
+            }
+            return registered
+        }
+        guard let named else {
+            reply(to: peer.id, correlation: header.id, error: "missingSession", "name the session in the header")
+            return nil
+        }
+        return named
     }
 
     /// Whether a sequence is new for this stepper. A resent one is answered with its original fate (or, when
