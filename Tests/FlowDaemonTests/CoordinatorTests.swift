@@ -319,6 +319,47 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.commands(for: "main").map(\.sequence) == [1, 2, 3, 4])
     }
 
+    @Test func reloadingKeepsSessionsAndAsksAWaitingGuardAgain() throws {
+        let flows = """
+            version: 1
+            session: { root: App, stepper: { named: app } }
+            steps:
+              about: {}
+            flows:
+              App:
+                root: { stack: app }
+                adapt:
+                  about:
+                    guard: { name: permissions }
+                on:
+                  about:
+                    - show: About
+            """
+        var bus = try Bus(flows: flows)
+        _ = bus.hello(.guard, "permissions-guard", name: "permissions", session: nil)
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("about"), sequence: 1)), from: "kiosk/app")
+        let questions = { (out: [Outgoing]) in
+            bus.replies(out, to: "permissions-guard").filter {
+                if case .guardQuestion = $0.message { true } else { false }
+            }
+        }
+        #expect(questions(bus.sent).count == 1)
+
+        let renamed = flows.replacingOccurrences(of: "- show: About", with: "- show: AboutScreen")
+        let again = try bus.coordinator.reload(try FlowSpecification.parse(renamed))
+        #expect(questions(again).count == 1)
+        #expect(bus.coordinator.sessions == ["kiosk"])
+        guard case .guardQuestion(let question) = questions(again).first?.message else { return }
+        bus.send(.guardAnswer(GuardAnswer(question: question.question, allowed: true)), from: "permissions-guard")
+        #expect(bus.commands(for: "main").last?.commands.first?.placed.first?.name == "AboutScreen")
+
+        // A file without the running root flow is refused and changes nothing.
+        let other = flows.replacingOccurrences(of: "App", with: "Other")
+        #expect(throws: FlowCoreError.self) { try bus.coordinator.reload(try FlowSpecification.parse(other)) }
+        #expect(bus.coordinator.specification.flows.map(\.name) == ["App"])
+    }
+
     @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

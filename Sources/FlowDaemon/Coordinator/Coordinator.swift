@@ -113,8 +113,10 @@ public struct Coordinator: Sendable {
         return output
     }
 
-    /// Replaces the flows; running sessions keep going with the new definitions of their flows.
-    public mutating func reload(_ specification: FlowSpecification) throws(FlowCoreError) {
+    /// Replaces the flows; running sessions keep going with the new definitions of their flows, and a guard
+    /// question that was waiting is asked again (the returned messages).
+    /// - Throws: when a running session uses a flow the new specification does not have; nothing changes then.
+    public mutating func reload(_ specification: FlowSpecification) throws(FlowCoreError) -> [Outgoing] {
         var reloaded = FlowEngine(
             registry: specification.registry,
             options: configuration.engine,
@@ -130,6 +132,7 @@ public struct Coordinator: Sendable {
         for effects in questions {
             apply(effects)
         }
+        return output
     }
 
     // MARK: Dispatch

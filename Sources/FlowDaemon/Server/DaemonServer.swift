@@ -14,6 +14,8 @@ public final class DaemonServer: Sendable {
     private let controlEndpoint = "inproc://flowd-control-\(UUID().uuidString)"
     private let logger: Logger
     private let state = Mutex(State.idle)
+    /// Flows read and checked off the loop, waiting for the loop to take them.
+    private let reloaded = Mutex<FlowSpecification?>(nil)
 
     private enum State {
         case idle, running, stopped
@@ -111,7 +113,7 @@ public final class DaemonServer: Sendable {
                     guard let message = try control.receive(dontWait: true) else { continue }
                     switch message.strings.first {
                     case "reload":
-                        reload(&coordinator, router, events)
+                        applyReload(&coordinator, router, events)
                     default:
                         break loop
                     }
@@ -131,8 +133,18 @@ public final class DaemonServer: Sendable {
         signal("stop")
     }
 
-    /// Asks the event loop to reload the flows file. Safe from any thread.
+    /// Reads and checks the flows file on the calling thread (disk work stays off the event loop), then hands
+    /// the new flows to the loop, which keeps every running session on them. An invalid file is refused here,
+    /// with its problems logged, and the loop never hears of it. Safe from any thread.
     public func reload() {
+        let specification: FlowSpecification
+        do {
+            specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
+        } catch {
+            logger.warning("reload refused, the running flows stay: \(error)")
+            return
+        }
+        reloaded.withLock { $0 = specification }
         signal("reload")
     }
 
@@ -143,14 +155,14 @@ public final class DaemonServer: Sendable {
         _ = try? socket.send(Message(strings: [command]), dontWait: false)
     }
 
-    private func reload(_ coordinator: inout Coordinator, _ router: Socket, _ events: Socket) {
+    /// Switches the coordinator to the flows ``reload()`` prepared.
+    private func applyReload(_ coordinator: inout Coordinator, _ router: Socket, _ events: Socket) {
+        guard let specification = reloaded.withLock({ $0.take() }) else { return }
         do {
-            let specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
-            try coordinator.reload(specification)
+            deliver(try coordinator.reload(specification), router, events)
             logger.info("flows reloaded from \(configuration.flowsFile): \(specification.summary)")
-        } catch let error as FlowSpecError {
-            logger.warning("reload refused, the running flows stay: \(error)")
         } catch {
+            // A running session uses a flow the new file no longer has.
             logger.warning("reload refused, the running flows stay: \(error)")
         }
     }
