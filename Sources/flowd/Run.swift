@@ -24,7 +24,7 @@ struct Run: ParsableCommand {
     @Option(help: "A configuration file (YAML); flags given here win over it. See deploy/flowd.yaml.")
     var config: String?
 
-    @Option(help: "The flow file (YAML). Default: deploy/flows/movies.yaml.")
+    @Option(help: "The flow file (YAML). Default: \(DaemonConfiguration.defaultFlowsFile).")
     var flows: String?
 
     @Option(name: .customLong("control"), help: "A control endpoint (ROUTER) to bind; repeat for several.")
@@ -36,19 +36,27 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip the default tcp endpoints (ipc only).")
     var noTCP = false
 
-    @Option(help: "Heartbeat interval, in milliseconds. Default: 1000.")
+    @Option(help: "Heartbeat interval, in milliseconds. Default: \(defaults.heartbeatInterval.milliseconds).")
     var heartbeatInterval: Int?
 
-    @Option(help: "How long a silent peer is kept, in milliseconds. Default: 5000.")
+    @Option(
+        help: "How long a silent peer is kept, in milliseconds. Default: \(defaults.heartbeatTimeout.milliseconds)."
+    )
     var heartbeatTimeout: Int?
 
-    @Option(help: "The largest message taken, in bytes. Default: 1048576.")
+    @Option(help: "The largest message taken, in bytes. Default: \(defaults.maxMessageSize).")
     var maxMessageSize: Int?
 
-    @Option(help: "How long a guard may take to answer, in milliseconds (no answer is a refusal). Default: 2000.")
+    @Option(
+        help:
+            "How long a guard may take to answer, in milliseconds (no answer is a refusal). Default: \(defaults.engine.guardTimeout.milliseconds)."
+    )
     var guardTimeout: Int?
 
-    @Option(help: "How long a deep link waits for its session to become ready, in milliseconds. Default: 10000.")
+    @Option(
+        help:
+            "How long a deep link waits for its session to become ready, in milliseconds. Default: \(defaults.engine.deepLinkWait.milliseconds)."
+    )
     var deepLinkWait: Int?
 
     @Option(help: "flowd's CURVE secret key (Z85, from `flowd keygen`): every socket then requires CURVE.")
@@ -62,6 +70,28 @@ struct Run: ParsableCommand {
 
     @Option(help: "The lowest level logged to standard error: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
+
+    /// The settings given as flags, to win over the configuration file.
+    private var flags: ConfigurationFile {
+        var flags = ConfigurationFile()
+        flags.flows = flows
+        flags.control = controlEndpoints.isEmpty ? nil : controlEndpoints
+        flags.events = eventsEndpoints.isEmpty ? nil : eventsEndpoints
+        flags.tcp = noTCP ? false : nil
+        flags.heartbeatInterval = heartbeatInterval
+        flags.heartbeatTimeout = heartbeatTimeout
+        flags.maxMessageSize = maxMessageSize
+        flags.guardTimeout = guardTimeout
+        flags.deepLinkWait = deepLinkWait
+        flags.curveSecretKey = curveSecretKey
+        var keys: [String: String] = [:]
+        for entry in authorized {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            keys[parts[0]] = parts[1]
+        }
+        flags.authorizedKeys = keys.isEmpty ? nil : keys
+        return flags
+    }
 
     func validate() throws {
         for entry in authorized where !entry.contains("=") {
@@ -77,19 +107,20 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        var file = ConfigurationFile()
-        if let config {
-            do {
-                file = try ConfigurationFile.load(contentsOf: config)
-            } catch {
-                printError("flowd: cannot start: \(error)")
-                throw ExitCode.failure
-            }
+        let configuration: DaemonConfiguration
+        do {
+            let file = try config.map { try ConfigurationFile.load(contentsOf: $0) } ?? ConfigurationFile()
+            configuration = try DaemonConfiguration(
+                file.overridden(by: flags),
+                environment: ProcessInfo.processInfo.environment
+            )
+        } catch {
+            printError("flowd: cannot start: \(error)")
+            throw ExitCode.failure
         }
-        let flows = self.flows ?? file.flows ?? "deploy/flows/movies.yaml"
         let specification: FlowSpecification
         do {
-            specification = try FlowSpecification.load(contentsOf: flows)
+            specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
         } catch {
             for diagnostic in error.diagnostics {
                 printError(diagnostic.description)
@@ -97,40 +128,6 @@ struct Run: ParsableCommand {
             printError("flowd: cannot start: \(error.message)")
             throw ExitCode.failure
         }
-        let ipc = DaemonConfiguration.defaultIPC(environment: ProcessInfo.processInfo.environment)
-        var control = controlEndpoints.isEmpty ? file.control ?? [] : controlEndpoints
-        var events = eventsEndpoints.isEmpty ? file.events ?? [] : eventsEndpoints
-        if control.isEmpty && events.isEmpty {
-            let tcp = !noTCP && (file.tcp ?? true)
-            control = [ipc.control] + (tcp ? [DaemonConfiguration.defaultControlTCP] : [])
-            events = [ipc.events] + (tcp ? [DaemonConfiguration.defaultEventsTCP] : [])
-        }
-        guard !control.isEmpty, !events.isEmpty else {
-            throw ValidationError("give both --control and --events endpoints")
-        }
-        var configuration = DaemonConfiguration(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
-        let interval: Int = heartbeatInterval ?? file.heartbeatInterval ?? 1000
-        let timeout: Int = heartbeatTimeout ?? file.heartbeatTimeout ?? 5000
-        let guardWait: Int = guardTimeout ?? file.guardTimeout ?? 2000
-        let linkWait: Int = deepLinkWait ?? file.deepLinkWait ?? 10_000
-        configuration.heartbeatInterval = .milliseconds(interval)
-        configuration.heartbeatTimeout = .milliseconds(timeout)
-        configuration.maxMessageSize = maxMessageSize ?? file.maxMessageSize ?? 1 << 20
-        configuration.engine.guardTimeout = .milliseconds(guardWait)
-        configuration.engine.deepLinkWait = .milliseconds(linkWait)
-        if let secretKey = curveSecretKey ?? file.curveSecretKey {
-            var keys = file.authorizedKeys ?? [:]
-            for entry in authorized {
-                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                keys[parts[0]] = parts[1]
-            }
-            configuration.curve = CurveSettings(secretKey: secretKey, authorizedKeys: keys)
-        }
-        guard configuration.heartbeatTimeout > configuration.heartbeatInterval else {
-            printError("flowd: cannot start: the heartbeat timeout must be longer than the heartbeat interval")
-            throw ExitCode.failure
-        }
-
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = logLevel
@@ -177,3 +174,13 @@ final class SignalHandlers {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The built-in settings, for the help texts.
+private let defaults = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: "")
+
+extension Duration {
+    fileprivate var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

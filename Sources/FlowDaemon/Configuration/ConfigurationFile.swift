@@ -128,3 +128,61 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.description = description
     }
 }
+
+extension ConfigurationFile {
+    /// These settings, with `overrides`' values wherever it has one (flags over a file).
+    public func overridden(by overrides: ConfigurationFile) -> ConfigurationFile {
+        var merged = self
+        merged.flows = overrides.flows ?? flows
+        merged.control = overrides.control ?? control
+        merged.events = overrides.events ?? events
+        merged.tcp = overrides.tcp ?? tcp
+        merged.heartbeatInterval = overrides.heartbeatInterval ?? heartbeatInterval
+        merged.heartbeatTimeout = overrides.heartbeatTimeout ?? heartbeatTimeout
+        merged.maxMessageSize = overrides.maxMessageSize ?? maxMessageSize
+        merged.guardTimeout = overrides.guardTimeout ?? guardTimeout
+        merged.deepLinkWait = overrides.deepLinkWait ?? deepLinkWait
+        merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
+        merged.authorizedKeys = (authorizedKeys ?? [:]).merging(overrides.authorizedKeys ?? [:]) { _, flag in flag }
+        if merged.authorizedKeys?.isEmpty == true {
+            merged.authorizedKeys = nil
+        }
+        return merged
+    }
+}
+
+extension DaemonConfiguration {
+    /// The flow file used when none is given.
+    public static let defaultFlowsFile = "deploy/flows/movies.yaml"
+
+    /// The configuration a file describes, with the defaults for what it leaves out. Without endpoints, flowd
+    /// listens on ipc in the runtime directory and (unless `tcp: false`) on the default tcp ports.
+    /// - Throws: ``ConfigurationError`` when the settings do not fit together.
+    public init(_ file: ConfigurationFile, environment: [String: String]) throws {
+        var control = file.control ?? []
+        var events = file.events ?? []
+        if control.isEmpty && events.isEmpty {
+            let ipc = Self.defaultIPC(environment: environment)
+            let tcp = file.tcp ?? true
+            control = [ipc.control] + (tcp ? [Self.defaultControlTCP] : [])
+            events = [ipc.events] + (tcp ? [Self.defaultEventsTCP] : [])
+        }
+        guard !control.isEmpty, !events.isEmpty else {
+            throw ConfigurationError("give both control and events endpoints, or neither for the defaults")
+        }
+        self.init(controlEndpoints: control, eventsEndpoints: events, flowsFile: file.flows ?? Self.defaultFlowsFile)
+        if let value = file.heartbeatInterval { heartbeatInterval = .milliseconds(value) }
+        if let value = file.heartbeatTimeout { heartbeatTimeout = .milliseconds(value) }
+        if let value = file.maxMessageSize { maxMessageSize = value }
+        if let value = file.guardTimeout { engine.guardTimeout = .milliseconds(value) }
+        if let value = file.deepLinkWait { engine.deepLinkWait = .milliseconds(value) }
+        if let secretKey = file.curveSecretKey {
+            curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
+        }
+        guard heartbeatTimeout > heartbeatInterval else {
+            throw ConfigurationError(
+                "the heartbeat timeout (\(heartbeatTimeout)) must be longer than the heartbeat interval (\(heartbeatInterval))"
+            )
+        }
+    }
+}
