@@ -184,7 +184,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(rebuilt == live)
     }
 
-    @Test func badInputGetsAnErrorAndAChangesNothing() throws {
+    @Test func badInputGetsAnErrorAndChangesNothing() throws {
         var bus = try Bus()
         _ = bus.hello(.stepper, "kiosk/app", name: "app")
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

@@ -61,8 +61,11 @@ import ZeroMQ
         // An oversized message gets its sender disconnected by ZeroMQ, and nothing else.
         let giant = try Socket(.dealer, context: context)
         try giant.setOption(.routingID, Array("giant".utf8))
+        let giantEvents = try giant.monitor()
         try giant.connect(control[0])
+        #expect(try giantEvents.wait(for: .connected, within: .seconds(10)) != nil)
         try giant.send(frames: [Array(repeating: 0x41, count: 200_000)])
+        #expect(try giantEvents.wait(for: .disconnected, within: .seconds(10)) != nil)
 
         // A normal journey still works.
         _ = try TestPeer.registered(.presenter, name: "main", context: context, control: control[0], events: events[0])
