@@ -360,6 +360,54 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.coordinator.specification.flows.map(\.name) == ["App"])
     }
 
+    @Test func inspectionEventsArePublishedOnlyWhileSomeoneSubscribes() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        let published = { (bus: Bus) in
+            bus.sent.compactMap { outgoing -> InspectionEvent? in
+                guard case .publish(let topic, let frames) = outgoing, topic.hasPrefix("ins/"),
+                    case .event(let event) = try? bus.codec.decode(frames).message
+                else { return nil }
+                return event
+            }
+        }
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        #expect(published(bus).isEmpty)
+
+        bus.coordinator.subscription(Array("ins/".utf8), subscribed: true)
+        bus.send(.step(StepMessage(step: Step("teleport"), sequence: 2)), from: "kiosk/app")
+        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 3)), from: "kiosk/app")
+        let events = published(bus)
+        #expect(events.map(\.kind).contains("error"))
+        #expect(events.map(\.kind).contains("didNavigate"))
+        let fromApp = events.filter { $0.kind == "stepFate" && $0.fields["source"] == ["stepper": "app"] }
+        let fate = try #require(fromApp.last)
+        #expect(fate.session == "kiosk")
+        #expect(fate.fields["step"]?.objectValue?["name"] == "dashboardIsRequired")
+        #expect(fate.fields["accepted"] == true)
+        #expect(fate.fields["flows"] == [1])
+
+        bus.coordinator.subscription(Array("ins/".utf8), subscribed: false)
+        let count = published(bus).count
+        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 4)), from: "kiosk/app")
+        #expect(published(bus).count == count)
+    }
+
+    @Test func endingASessionForgetsItsSteppersSequences() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 5)), from: "kiosk/app")
+        _ = bus.hello(.inspector, "flowctl", session: nil)
+        bus.send(.query(Query(what: "endSession", arguments: ["session": "kiosk"])), from: "flowctl", session: nil)
+        #expect(bus.coordinator.sessions.isEmpty)
+        guard case .welcome(let welcome) = bus.hello(.stepper, "kiosk/app", name: "app").first?.message else {
+            Issue.record("no WELCOME")
+            return
+        }
+        #expect(welcome.sessionCreated)
+        #expect(welcome.lastSequence == nil)
+    }
+
     @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

@@ -46,6 +46,7 @@ extension Coordinator {
             apply(engine.endSession(session))
             commandSequences[session] = nil
             pending[session] = nil
+            steppers = steppers.filter { $0.key.session != session }
             result = ["ended": .string(session.rawValue)]
         default:
             reply(

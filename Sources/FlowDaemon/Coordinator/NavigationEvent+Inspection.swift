@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 
 extension NavigationEvent {
     /// The event as the inspection stream publishes it: a kind and its fields.
@@ -87,15 +88,8 @@ extension Optional where Wrapped == StepSource {
 }
 
 extension StepFate {
+    /// The fate's fields as STEP_ACK carries them (one wire form of a fate, see `WireFate`).
     var json: JSONObject {
-        switch self {
-        case .accepted(let flows):
-            ["accepted": true, "flows": .array(flows.map { .int(Int($0.rawValue)) })]
-        case .dropped(let reason):
-            [
-                "accepted": false, "reason": .string(reason.code), "explanation": .string(reason.description),
-                "remedy": .string(reason.remedy),
-            ]
-        }
+        (try? JSONValue(encoding: WireFate(self)))?.objectValue ?? [:]
     }
 }

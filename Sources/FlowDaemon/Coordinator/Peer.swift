@@ -15,21 +15,12 @@ struct Peer: Sendable, Hashable {
 }
 
 /// A stepper's memory across reconnections: the sequences it sent and the fates they got.
-struct StepperRecord: Sendable, Hashable {
+struct StepperRecord: Sendable {
     var lastSequence: UInt64 = 0
     /// The last acknowledgements, oldest first.
     var acknowledgements: [(sequence: UInt64, fate: WireFate)] = []
     /// Sequences taken in whose fate is not decided yet.
     var pending: Set<UInt64> = []
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.lastSequence == rhs.lastSequence && lhs.pending == rhs.pending
-            && lhs.acknowledgements.map(\.sequence) == rhs.acknowledgements.map(\.sequence)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(lastSequence)
-    }
 }
 
 /// Who waits for a step's fate.
