@@ -72,11 +72,11 @@ public struct FlowEngine: Sendable {
 
     /// Ends a session and everything in it.
     public mutating func endSession(_ id: SessionID) -> Effects {
-        guard var session = session(id) else {
+        guard var session = sessions.removeValue(forKey: id) else {
             return Effects()
         }
-        sessions[id] = nil
         sessionsWithDeadlines.remove(id)
+        session.now = now
         session.end()
         return session.takeEffects()
     }
@@ -89,22 +89,20 @@ public struct FlowEngine: Sendable {
         from source: StepSource,
         session id: SessionID
     ) -> (token: StepToken, effects: Effects) {
-        guard var session = session(id) else {
+        guard let (token, effects) = withSession(id, { $0.receive(step, from: source) }) else {
             return (StepToken(0), unknownSession(id, step: step, source: source))
         }
-        let token = session.receive(step, from: source)
-        return (token, finish(&session))
+        return (token, effects)
     }
 
     /// Takes in a deep link: one step, or a path of steps that opens nested flows, sent to every flow of the
     /// session (RxFlow's `navigate(to:)`). Before the session is ready, it waits (bounded by
     /// ``EngineOptions/deepLinkWait``).
     public mutating func deepLink(_ path: [Step], session id: SessionID) -> (token: StepToken, effects: Effects) {
-        guard var session = session(id) else {
+        guard let (token, effects) = withSession(id, { $0.receiveDeepLink(path) }) else {
             return (StepToken(0), unknownSession(id, step: path.last ?? .none, source: nil))
         }
-        let token = session.receiveDeepLink(path)
-        return (token, finish(&session))
+        return (token, effects)
     }
 
     /// Applies a presenter's visibility report for some of its presentables.
@@ -121,18 +119,15 @@ public struct FlowEngine: Sendable {
         by presenter: PresenterID? = nil,
         session id: SessionID
     ) throws(FlowCoreError) -> Effects {
-        var session = try existing(id)
-        try session.report(visibility, of: presentables, by: presenter)
-        return finish(&session)
+        // The report is checked whole before anything changes, so a refusal leaves the session as it was.
+        try existing(id) { (session) throws(FlowCoreError) in
+            try session.report(visibility, of: presentables, by: presenter)
+        }
     }
 
     /// A presenter stopped answering: its screens become hidden (their steps pause), not dismissed.
     public mutating func presenterLost(_ presenter: PresenterID, session id: SessionID) -> Effects {
-        guard var session = session(id) else {
-            return Effects()
-        }
-        session.presenterLost(presenter)
-        return finish(&session)
+        withSession(id) { $0.presenterLost(presenter) }?.effects ?? Effects()
     }
 
     /// Answers a guard question; the waiting step navigates to its `ifAllowed` or `ifRefused` step.
@@ -143,27 +138,26 @@ public struct FlowEngine: Sendable {
     ) throws(FlowCoreError)
         -> Effects
     {
-        var session = try existing(id)
-        try session.answerGuard(question, allowed: allowed, timedOut: false)
-        return finish(&session)
+        try existing(id) { (session) throws(FlowCoreError) in
+            try session.answerGuard(question, allowed: allowed, timedOut: false)
+        }
     }
 
     /// Sets (or with `nil` removes) a value of the session's data, which flows read while adapting steps.
     public mutating func setSessionData(_ key: String, _ value: JSONValue?, session id: SessionID) throws(FlowCoreError)
     {
-        var session = try existing(id)
-        session.state.sessionData[key] = value
-        store(session)
+        _ = try existing(id) { $0.state.sessionData[key] = value }
     }
 
     /// Moves time forward: deep links that waited too long are dropped, unanswered guards count as refused.
     public mutating func advanceTime(to time: EngineTime) -> Effects {
         now = max(now, time)
         var effects = Effects()
+        let current = now
         for id in sessionsWithDeadlines.sorted() {
-            guard var session = sessions[id] else { continue }
-            session.advance(to: now)
-            effects.append(finish(&session))
+            if let (_, advanced) = withSession(id, { $0.advance(to: current) }) {
+                effects.append(advanced)
+            }
         }
         return effects
     }
@@ -175,7 +169,10 @@ public struct FlowEngine: Sendable {
 
     /// A session's whole state, to persist or to restore into another engine.
     public func snapshot(of id: SessionID) throws(FlowCoreError) -> SessionSnapshot {
-        SessionSnapshot(state: try existing(id).state)
+        guard let session = sessions[id] else {
+            throw FlowCoreError(.unknownSession, "session \(id) does not exist")
+        }
+        return SessionSnapshot(state: session.state)
     }
 
     /// Restores a session from a snapshot, remaking its flows with the registry. The session then behaves
@@ -193,7 +190,9 @@ public struct FlowEngine: Sendable {
             throw FlowCoreError(.sessionExists, "session \(snapshot.state.id) already runs; end it before restoring")
         }
         var session = try Session(state: snapshot.state, registry: registry, options: options, now: now)
-        return finish(&session)
+        let effects = session.takeEffects()
+        store(session)
+        return effects
     }
 
     /// What is on screen in a session.
@@ -206,34 +205,49 @@ public struct FlowEngine: Sendable {
         sessions[id].map { SessionInspection($0.state) }
     }
 
-    private func existing(_ id: SessionID) throws(FlowCoreError) -> Session {
-        guard let session = session(id) else {
-            throw FlowCoreError(.unknownSession, "session \(id) does not exist")
-        }
-        return session
-    }
-
-    /// A session, told the engine's current time (it only learns it when it has work).
-    private func session(_ id: SessionID) -> Session? {
-        guard var session = sessions[id] else {
+    /// Runs `body` on the session in place — no copy of its state — after telling it the engine's time (it
+    /// only learns the time when it has work); then takes its effects and notes whether it now waits for a
+    /// deadline. `nil` when the session does not exist.
+    private mutating func withSession<T, E: Error>(
+        _ id: SessionID,
+        _ body: (inout Session) throws(E) -> T
+    ) throws(E) -> (value: T, effects: Effects)? {
+        // One lookup; `values[index]` is mutated in place.
+        guard let index = sessions.index(forKey: id) else {
             return nil
         }
-        session.now = now
-        return session
+        let waited = sessions.values[index].state.nextDeadline != nil
+        sessions.values[index].now = now
+        let value = try body(&sessions.values[index])
+        let effects = sessions.values[index].takeEffects()
+        let waits = sessions.values[index].state.nextDeadline != nil
+        if waits != waited {
+            noteDeadline(of: id)
+        }
+        return (value, effects)
     }
 
-    private mutating func finish(_ session: inout Session) -> Effects {
-        let effects = session.takeEffects()
-        store(session)
+    /// ``withSession(_:_:)`` for an existing session: its effects, or an error when there is no such session.
+    private mutating func existing(
+        _ id: SessionID,
+        _ body: (inout Session) throws(FlowCoreError) -> Void
+    ) throws(FlowCoreError) -> Effects {
+        guard let (_, effects) = try withSession(id, body) else {
+            throw FlowCoreError(.unknownSession, "session \(id) does not exist")
+        }
         return effects
     }
 
     private mutating func store(_ session: Session) {
         sessions[session.id] = session
-        if session.state.nextDeadline != nil {
-            sessionsWithDeadlines.insert(session.id)
+        noteDeadline(of: session.id)
+    }
+
+    private mutating func noteDeadline(of id: SessionID) {
+        if sessions[id]?.state.nextDeadline != nil {
+            sessionsWithDeadlines.insert(id)
         } else {
-            sessionsWithDeadlines.remove(session.id)
+            sessionsWithDeadlines.remove(id)
         }
     }
 
