@@ -26,11 +26,20 @@ struct SessionState: Sendable, Hashable, Codable {
 
     /// The session's live flows, parents before children, siblings in start order.
     func flowsInPreorder(from id: FlowID? = nil) -> [FlowID] {
-        let start = id ?? rootFlow
-        guard let record = flows[start] else {
-            return []
+        var result: [FlowID] = []
+        result.reserveCapacity(flows.count)
+        appendPreorder(from: id ?? rootFlow, to: &result)
+        return result
+    }
+
+    private func appendPreorder(from id: FlowID, to result: inout [FlowID]) {
+        guard let record = flows[id] else {
+            return
         }
-        return [start] + record.children.flatMap { flowsInPreorder(from: $0) }
+        result.append(id)
+        for child in record.children {
+            appendPreorder(from: child, to: &result)
+        }
     }
 }
 
