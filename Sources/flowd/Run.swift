@@ -177,10 +177,3 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// The built-in settings, for the help texts.
 private let defaults = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: "")
-
-extension Duration {
-    fileprivate var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

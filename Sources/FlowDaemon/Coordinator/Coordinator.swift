@@ -232,8 +232,8 @@ public struct Coordinator: Sendable {
 }
 
 extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
+    /// Whole milliseconds (rounded down), the unit of the protocol's timers.
+    public var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
