@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "FlowCore", targets: ["FlowCore"]),
         .library(name: "FlowSpec", targets: ["FlowSpec"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
+        .library(name: "FlowBus", targets: ["FlowBus"]),
         .executable(name: "flowd", targets: ["flowd"]),
     ],
     dependencies: [
@@ -34,6 +35,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "FlowBus",
+            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "flowd",
             dependencies: [
@@ -43,11 +48,16 @@ let package = Package(
         .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
-        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"]),
+        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ"]
+            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", "TestSupport"]
+        ),
+        .testTarget(
+            name: "FlowBusTests",
+            dependencies: ["FlowBus", "FlowCore", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

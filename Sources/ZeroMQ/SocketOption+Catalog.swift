@@ -28,6 +28,13 @@ extension SocketOption where Value == Duration {
     public static var heartbeatTimeToLive: Self { Self(ZMQ_HEARTBEAT_TTL, "ZMQ_HEARTBEAT_TTL", .milliseconds) }
     /// Drop the connection when no traffic follows a PING for this long (HEARTBEAT_TIMEOUT).
     public static var heartbeatTimeout: Self { Self(ZMQ_HEARTBEAT_TIMEOUT, "ZMQ_HEARTBEAT_TIMEOUT", .milliseconds) }
+    /// How long a connecting socket waits before trying again after a failed or lost connection (RECONNECT_IVL).
+    public static var reconnectInterval: Self { Self(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL", .milliseconds) }
+    /// The longest wait between attempts: each failure doubles the wait up to this (RECONNECT_IVL_MAX; zero:
+    /// no back-off, always ``reconnectInterval``).
+    public static var reconnectIntervalMax: Self {
+        Self(ZMQ_RECONNECT_IVL_MAX, "ZMQ_RECONNECT_IVL_MAX", .milliseconds)
+    }
 }
 
 extension SocketOption where Value == Bool {

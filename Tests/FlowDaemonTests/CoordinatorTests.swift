@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowSpec
 import FlowWire
 import Foundation
+import TestSupport
 import Testing
 
 /// Drives a coordinator as peers would, with real encoded frames.

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowWire
 import Foundation
+import TestSupport
 import Testing
 import ZeroMQ
 

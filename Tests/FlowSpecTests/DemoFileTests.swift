@@ -1,5 +1,6 @@
 import FlowCore
 import FlowSpec
+import TestSupport
 import Testing
 
 @Suite struct DemoFileTests {

@@ -1,34 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-
-/// The path of a product built next to the test bundle (`swift build --build-tests` builds executables too).
-func builtProduct(_ name: String) throws -> String {
-    let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        Bundle.main.bundleURL.deletingLastPathComponent(),
-        Bundle.main.bundleURL,
-    ].map { $0.appendingPathComponent(name).path }
-    return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "\(name) is not built")
-}
-
-/// Runs a built command and returns its exit code and output.
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-        process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-        String(decoding: errorData, as: UTF8.self)
-    )
-}
 
 @Suite struct FlowdCheckTests {
     @Test func checkPrintsOkAndASummaryForTheDemoFile() throws {

@@ -1,14 +1,11 @@
 import FlowCore
 import FlowSpec
 import Foundation
+import TestSupport
 import Testing
 
-/// The repository's root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-
 /// The demo flows file.
-let demoFlowsPath = repositoryRoot.appendingPathComponent("deploy/flows/movies.yaml").path
+let demoFlowsPath = demoFlows
 
 /// Parses a flow file written in a test, failing the test with the diagnostics if it has problems.
 func specification(

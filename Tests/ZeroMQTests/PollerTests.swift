@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 import ZeroMQ
 
@@ -37,8 +38,31 @@ import ZeroMQ
         let ready = try poller.poll(timeout: .seconds(5))
         #expect(ready.map(\.index) == [secondIndex])
         #expect(ready.first?.events == .readable)
-        #expect(try poller[secondIndex].receive(dontWait: true)?.strings == ["to second"])
-        #expect(try poller[firstIndex].receive(dontWait: true) == nil)
+        #expect(try poller[secondIndex]?.receive(dontWait: true)?.strings == ["to second"])
+        #expect(try poller[firstIndex]?.receive(dontWait: true) == nil)
+    }
+
+    @Test func pollWaitsOnAFileDescriptorTogetherWithSockets() throws {
+        let context = try Context()
+        let pull = try Socket(.pull, context: context)
+        _ = try pull.bindFresh(.ipc)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        var poller = Poller()
+        poller.register(pull)
+        let pipeIndex = poller.register(fileDescriptor: ends[0])
+        #expect(poller[pipeIndex] == nil)
+        #expect(try poller.poll(timeout: .zero).isEmpty)
+
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        let ready = try poller.poll(timeout: .seconds(5))
+        #expect(ready.map(\.index) == [pipeIndex])
+        #expect(ready.first?.events == .readable)
     }
 
     @Test func pollReportsWritableSockets() throws {

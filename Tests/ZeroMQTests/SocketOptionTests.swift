@@ -32,6 +32,10 @@ import ZeroMQ
         #expect(try socket.option(.receiveTimeout) == .milliseconds(40))
         try socket.setOption(.sendTimeout, nil)
         #expect(try socket.option(.sendTimeout) == nil)
+        try socket.setOption(.reconnectInterval, .milliseconds(50))
+        #expect(try socket.option(.reconnectInterval) == .milliseconds(50))
+        try socket.setOption(.reconnectIntervalMax, .seconds(2))
+        #expect(try socket.option(.reconnectIntervalMax) == .seconds(2))
         try socket.setOption(.zapDomain, "flowbus")
         #expect(try socket.option(.zapDomain) == "flowbus")
     }

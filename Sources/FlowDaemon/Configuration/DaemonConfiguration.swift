@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 import Foundation
 
 /// Everything flowd can be told: where it listens, its flows, its limits and timers.
@@ -29,15 +30,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.flowsFile = flowsFile
     }
 
-    /// The default tcp endpoints: loopback, fixed ports.
-    public static let defaultControlTCP = "tcp://127.0.0.1:5860"
+    /// The default tcp endpoints: loopback, fixed ports (the clients' defaults too: ``Endpoints/defaultTCP``).
+    public static let defaultControlTCP = Endpoints.defaultTCP.control
     /// The default tcp events endpoint.
-    public static let defaultEventsTCP = "tcp://127.0.0.1:5861"
+    public static let defaultEventsTCP = Endpoints.defaultTCP.events
 
     /// The default ipc endpoints, in the runtime directory (`$XDG_RUNTIME_DIR/flowbus`, else `/tmp/flowbus-<uid>`).
-    public static func defaultIPC(environment: [String: String]) -> (control: String, events: String) {
-        let runtime = environment["XDG_RUNTIME_DIR"].map { "\($0)/flowbus" } ?? "/tmp/flowbus-\(getuid())"
-        return ("ipc://\(runtime)/control", "ipc://\(runtime)/events")
+    public static func defaultIPC(environment: [String: String]) -> Endpoints {
+        Endpoints.defaultIPC(environment: environment)
     }
 }
 

@@ -1,0 +1,61 @@
+import FlowWire
+import Logging
+import ZeroMQ
+
+/// How a client reaches flowd and behaves on the bus. The defaults match flowd's: its ipc endpoints in the
+/// runtime directory, no encryption, five seconds to find the daemon.
+public struct ClientOptions: Sendable {
+    /// Where flowd listens.
+    public var endpoints: Endpoints
+    /// The connection id, unique on the daemon (a restarted process with the same id takes its place). `nil`:
+    /// `<session>/<name>`.
+    public var id: String?
+    /// CURVE encryption and authentication, for tcp across machines; `nil` for none.
+    public var curve: ClientCurve?
+    /// How long ``StepperClient/connect(session:name:options:)`` (and the other clients' `connect`) waits for
+    /// flowd before failing with ``FlowBusError/Code/unreachable``.
+    public var connectTimeout: Duration
+    /// The most steps that may wait for their fate at once; emitting more fails with
+    /// ``FlowBusError/Code/queueFull`` instead of letting memory grow while flowd is away.
+    public var maxOutstandingSteps: Int
+    /// The first wait before reconnecting after a lost connection; it doubles on each failure...
+    public var reconnectInterval: Duration
+    /// ...up to this.
+    public var reconnectIntervalMax: Duration
+    /// Where the client says what it does (reconnections, resyncs, refusals). Silent by default.
+    public var logger: Logger
+
+    /// Options with flowd's defaults, changed by the arguments given.
+    public init(
+        endpoints: Endpoints = .defaultIPC(),
+        id: String? = nil,
+        curve: ClientCurve? = nil,
+        connectTimeout: Duration = .seconds(5),
+        maxOutstandingSteps: Int = 1024,
+        reconnectInterval: Duration = .milliseconds(100),
+        reconnectIntervalMax: Duration = .seconds(5),
+        logger: Logger = Logger(label: "flowbus.client", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.endpoints = endpoints
+        self.id = id
+        self.curve = curve
+        self.connectTimeout = connectTimeout
+        self.maxOutstandingSteps = maxOutstandingSteps
+        self.reconnectInterval = reconnectInterval
+        self.reconnectIntervalMax = reconnectIntervalMax
+        self.logger = logger
+    }
+}
+
+/// A client's CURVE keys and the daemon's public key.
+public struct ClientCurve: Sendable, Hashable {
+    /// The client's key pair; flowd must list its public key for the client's id.
+    public var keys: CurveKeyPair
+    /// flowd's public key.
+    public var serverKey: CurveKey
+
+    public init(keys: CurveKeyPair, serverKey: CurveKey) {
+        self.keys = keys
+        self.serverKey = serverKey
+    }
+}

@@ -1,0 +1,99 @@
+import FlowCore
+import FlowWire
+
+extension ConnectionLoop {
+    /// A message from flowd on the control connection.
+    func handle(_ envelope: Envelope) {
+        switch envelope.message {
+        case .welcome(let welcome):
+            welcomed(welcome)
+        case .stepAck(let ack):
+            acknowledged(ack)
+        case .error(let error):
+            refused(error, correlation: envelope.header.correlation)
+        case .snapshot(let snapshot):
+            received(snapshot)
+        case .reply(let reply):
+            if let id = envelope.header.correlation, let query = queries.removeValue(forKey: id) {
+                query.reply.resume(with: .success(reply.result))
+            }
+        case .guardQuestion(let question):
+            connection.questions?.yield(GuardClient.Question(question, session: envelope.header.session))
+        case .heartbeat, .hello, .bye, .step, .deepLink, .visibility, .commands, .snapshotRequest, .query,
+            .sessionData, .guardAnswer, .event:
+            break
+        }
+    }
+
+    /// Registered: resend what waits for a fate, send what waited for the registration, resync a presenter.
+    private func welcomed(_ welcome: Welcome) {
+        let first = startup != nil
+        registered = true
+        helloSentAt = nil
+        helloRetry = setup.options.reconnectInterval * 2
+        heartbeatInterval = .milliseconds(welcome.heartbeatInterval)
+        heartbeatTimeout = .milliseconds(welcome.heartbeatTimeout)
+        // A restarted process continues above what flowd has applied for its name.
+        lastSequence = max(lastSequence, welcome.lastSequence ?? 0)
+        connection.welcome.withLock { $0 = welcome }
+        if !first {
+            setup.options.logger.info(
+                "registered again with flowd; resending \(inFlight.count) steps that wait for their fate"
+            )
+        }
+        sequenceOfMessage = [:]
+        for sequence in inFlight.keys.sorted() {
+            transmit(sequence)
+        }
+        for (message, session) in unsent {
+            send(message, session: session)
+        }
+        unsent = []
+        if setup.role == .presenter {
+            requestSnapshot(hasBuilt ? .reconnected : .start)
+        }
+        startup?.resume(with: .success(()))
+        startup = nil
+    }
+
+    private func acknowledged(_ ack: StepAck) {
+        // A second acknowledgement of a resent step finds nothing: its fate was given already.
+        guard let step = inFlight.removeValue(forKey: ack.sequence) else { return }
+        connection.releaseStep()
+        step.fate?.resume(with: .success(Fate(ack.fate)))
+    }
+
+    private func refused(_ error: ErrorReply, correlation: UInt64?) {
+        if error.code == "notRegistered" {
+            // flowd does not know this connection (it restarted, or forgot a silent peer): register again.
+            if registered || helloSentAt == nil {
+                registered = false
+                hello()
+            }
+            return
+        }
+        if let correlation, correlation == helloID {
+            let failure = FlowBusError(.refused, error.message, daemonCode: error.code)
+            if let startup {
+                startup.resume(with: .failure(failure))
+                self.startup = nil
+                running = false
+            } else {
+                setup.options.logger.info("flowd refused to register this client again: \(failure)")
+            }
+            return
+        }
+        if let correlation, let sequence = sequenceOfMessage.removeValue(forKey: correlation),
+            let step = inFlight.removeValue(forKey: sequence)
+        {
+            connection.releaseStep()
+            step.fate?.resume(with: .failure(FlowBusError(.refused, error.message, daemonCode: error.code)))
+            return
+        }
+        if let correlation, let query = queries.removeValue(forKey: correlation) {
+            query.reply.resume(with: .failure(FlowBusError(.refused, error.message, daemonCode: error.code)))
+            return
+        }
+        setup.options.logger.info("flowd refused a message: \(error.code): \(error.message)")
+    }
+}

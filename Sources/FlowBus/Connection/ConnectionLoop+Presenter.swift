@@ -1,0 +1,118 @@
+import FlowCore
+import FlowWire
+
+extension ConnectionLoop {
+    private var presenter: PresenterID { PresenterID(setup.name) }
+
+    /// Asks for a snapshot; until it comes, command batches wait.
+    func requestSnapshot(_ reason: RebuildReason) {
+        guard setup.role == .presenter else { return }
+        // The first reason wins: a restart seen first stays the reason even if a gap follows.
+        snapshotReason = snapshotReason ?? reason
+        if registered {
+            send(.snapshotRequest(SnapshotRequest()), session: setup.session)
+        }
+    }
+
+    /// A published batch: applied when it is the next one of this run of flowd, else a resync.
+    func received(_ batch: CommandsMessage) {
+        guard batch.presenter == setup.name else { return }
+        if snapshotReason != nil {
+            buffered.append(batch)
+            return
+        }
+        if batch.epoch == epoch && batch.sequence <= applied {
+            return  // Already part of the last snapshot.
+        }
+        guard batch.epoch == epoch, batch.sequence == applied + 1 else {
+            let reason: RebuildReason = epoch != nil && batch.epoch != epoch ? .daemonRestarted : .gap
+            setup.options.logger.info(
+                "navigation \(batch.sequence) arrived after \(applied) (\(reason.rawValue)); resyncing from a snapshot"
+            )
+            buffered.append(batch)
+            requestSnapshot(reason)
+            return
+        }
+        var screens = tree
+        do {
+            for command in batch.commands {
+                try screens.apply(command, for: presenter)
+            }
+        } catch {
+            setup.options.logger.info("navigation \(batch.sequence) does not fit the screens (\(error)); resyncing")
+            requestSnapshot(.inconsistent)
+            return
+        }
+        tree = screens
+        applied = batch.sequence
+        connection.screens.withLock { $0 = screens }
+        connection.updates?.yield(
+            .navigate(
+                Navigation(
+                    sequence: batch.sequence,
+                    commands: batch.commands,
+                    flow: batch.flow,
+                    step: batch.step,
+                    screens: screens
+                )
+            )
+        )
+    }
+
+    /// A snapshot: the screens are rebuilt from it, then the batches that came meanwhile are applied.
+    func received(_ snapshot: SnapshotMessage) {
+        guard setup.role == .presenter, snapshot.presenter == setup.name, var reason = snapshotReason else { return }
+        if let epoch, epoch != snapshot.epoch {
+            reason = .daemonRestarted
+        }
+        var screens = ScreenTree()
+        for command in snapshot.commands {
+            do {
+                try screens.apply(command, for: presenter)
+            } catch {
+                setup.options.logger.info("the snapshot does not build ({\(error)); showing what it could")
+            }
+        }
+        snapshotReason = nil
+        tree = screens
+        epoch = snapshot.epoch
+        applied = snapshot.sequence
+        hasBuilt = true
+        // flowd forgot what was reported when the presenter was lost or flowd restarted: report everything again.
+        reportedVisible = []
+        connection.screens.withLock { $0 = screens }
+        connection.updates?.yield(
+            .rebuild(
+                Rebuild(reason: reason, commands: snapshot.commands, sequence: snapshot.sequence, screens: screens)
+            )
+        )
+        let waiting = buffered.sorted { $0.sequence < $1.sequence }
+        buffered = []
+        for batch in waiting {
+            received(batch)
+        }
+    }
+
+    /// Reports the screens visible in `screens` as visible, and those reported before that are still on screen
+    /// but no longer visible as hidden. (Screens the commands removed are dismissed by flowd itself.)
+    func reportVisible(_ screens: ScreenTree) {
+        let visible = Set(screens.visiblePresentables(of: presenter))
+        let appeared = visible.subtracting(reportedVisible).sorted()
+        let hidden = reportedVisible.subtracting(visible).filter { screens[$0] != nil }.sorted()
+        reportedVisible = visible
+        if !hidden.isEmpty {
+            queueOrSend(.visibility(VisibilityReport(visibility: .hidden, presentables: hidden)))
+        }
+        if !appeared.isEmpty {
+            queueOrSend(.visibility(VisibilityReport(visibility: .visible, presentables: appeared)))
+        }
+    }
+
+    private func queueOrSend(_ message: FlowWire.Message) {
+        if registered {
+            send(message, session: setup.session)
+        } else {
+            unsent.append((message, setup.session))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import FlowWire
+
+/// Who a connection is on the bus.
+struct ConnectionSetup: Sendable {
+    let options: ClientOptions
+    let role: Role
+    let id: String
+    let name: String
+    let session: String?
+
+    init(options: ClientOptions, role: Role, name: String, session: String?) throws(FlowBusError) {
+        let id = options.id ?? [session, name].compactMap { $0 }.joined(separator: "/")
+        guard !name.isEmpty else {
+            throw FlowBusError(.invalidOptions, "the name must not be empty")
+        }
+        guard !id.isEmpty, id.utf8.count <= 255, id.utf8.first != 0 else {
+            throw FlowBusError(
+                .invalidOptions,
+                "the id '\(id)' cannot be a routing id: it must have 1 to 255 bytes and not start with a zero byte"
+            )
+        }
+        if let session, session.isEmpty {
+            throw FlowBusError(.invalidOptions, "the session must not be empty")
+        }
+        guard options.maxOutstandingSteps > 0 else {
+            throw FlowBusError(.invalidOptions, "maxOutstandingSteps must be at least 1")
+        }
+        self.options = options
+        self.role = role
+        self.id = id
+        self.name = name
+        self.session = session
+    }
+}

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// One caller waiting for an answer from the connection's thread (a step's fate, a query's reply, the first
+/// WELCOME). It is resumed exactly once: by the answer, by a failure, or by the caller's task being cancelled —
+/// whichever comes first. Cancelling stops the wait only; what was sent stays sent.
+final class PendingReply<Value: Sendable>: Sendable {
+    private enum State {
+        case waiting
+        case suspended(CheckedContinuation<Value, any Error>)
+        case done
+    }
+
+    private let state = Mutex(State.waiting)
+
+    init() {}
+
+    /// Suspends the calling task until ``resume(with:)`` (or cancellation). `enqueue` runs once the caller is
+    /// suspended: it hands this reply to the connection's thread.
+    func wait(enqueue: () -> Void) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let finished = state.withLock { state -> Bool in
+                    guard case .waiting = state else { return true }
+                    state = .suspended(continuation)
+                    return false
+                }
+                if finished {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    enqueue()
+                }
+            }
+        } onCancel: {
+            resume(with: .failure(CancellationError()))
+        }
+    }
+
+    /// Gives the answer; later calls do nothing.
+    func resume(with result: Result<Value, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            switch state {
+            case .waiting:
+                state = .done
+                return nil
+            case .suspended(let continuation):
+                state = .done
+                return continuation
+            case .done:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
+    }
+
+    /// Whether nobody waits any more (answered, failed or cancelled).
+    var isDone: Bool {
+        state.withLock { if case .done = $0 { true } else { false } }
+    }
+}

@@ -1,0 +1,24 @@
+import FlowCore
+import FlowWire
+
+/// What an API call asks of the connection's thread.
+enum Request: Sendable {
+    /// Send a step or a deep link, numbered, and resend it after reconnections until its fate comes.
+    case emit(Outbound, fate: PendingReply<Fate>?)
+    /// Send a message once registered (visibility, session data, a guard's answer); `session` goes in the header.
+    case send(FlowWire.Message, session: String?)
+    /// Report the screens visible in `screens` as visible, and those no longer visible as hidden.
+    case reportVisible(ScreenTree)
+    /// Ask the daemon something.
+    case query(Query, session: String?, reply: PendingReply<JSONValue>, timeout: Duration)
+    /// Ask for a snapshot now.
+    case resync
+    /// Say BYE and stop; `done` is resumed once the thread has let go of everything.
+    case close(done: PendingReply<Void>?)
+}
+
+/// A step or deep link as the API hands it over.
+enum Outbound: Sendable {
+    case step(Step, presentable: PresentableID?)
+    case deepLink([Step])
+}

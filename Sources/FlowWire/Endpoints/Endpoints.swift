@@ -1,0 +1,32 @@
+import Foundation
+
+/// Where a daemon listens: its control endpoint (ROUTER; peers connect a DEALER) and its events endpoint (XPUB;
+/// peers connect a SUB).
+public struct Endpoints: Sendable, Hashable, Codable {
+    /// The control endpoint, such as `ipc:///run/user/1000/flowbus/control` or `tcp://127.0.0.1:5860`.
+    public var control: String
+    /// The events endpoint, such as `ipc:///run/user/1000/flowbus/events` or `tcp://127.0.0.1:5861`.
+    public var events: String
+
+    /// Endpoints at these addresses.
+    public init(control: String, events: String) {
+        self.control = control
+        self.events = events
+    }
+
+    /// The default tcp endpoints: loopback, ports 5860 (control) and 5861 (events).
+    public static let defaultTCP = Endpoints(control: "tcp://127.0.0.1:5860", events: "tcp://127.0.0.1:5861")
+
+    /// The default ipc endpoints, in the runtime directory: `$XDG_RUNTIME_DIR/flowbus`, else `/tmp/flowbus-<uid>`.
+    public static func defaultIPC(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Endpoints {
+        let runtime = environment["XDG_RUNTIME_DIR"].map { "\($0)/flowbus" } ?? "/tmp/flowbus-\(getuid())"
+        return Endpoints(control: "ipc://\(runtime)/control", events: "ipc://\(runtime)/events")
+    }
+
+    /// Endpoints on tcp at `host`, with the default ports unless others are given.
+    public static func tcp(host: String, controlPort: Int = 5860, eventsPort: Int = 5861) -> Endpoints {
+        Endpoints(control: "tcp://\(host):\(controlPort)", events: "tcp://\(host):\(eventsPort)")
+    }
+}

@@ -1,0 +1,155 @@
+import FlowBus
+import FlowCore
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct PresenterClientTests {
+    @Test(arguments: Transport.allCases)
+    func aPresenterStartsFromARebuildThenGetsEachNavigationInOrder(transport: Transport) async throws {
+        let daemon = try Daemon(transport)
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: daemon.options()))
+        try await presenter.wait { $0.count == 1 }
+        guard case .rebuild(let first) = presenter.updates[0] else {
+            Issue.record("the first update is not a rebuild: \(presenter.updates[0])")
+            return
+        }
+        #expect(first.reason == .start)
+
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("onboardingIsRequired").isAccepted)
+        try await presenter.wait { _ in presenter.visibleNames.last == "OnboardingIntro" }
+        let intro = try #require(presenter.presentable(named: "OnboardingIntro"))
+        // The screen's own steps go out through its presenter, once it is reported visible.
+        try await eventually { try await presenter.presenter.emit(Step("introIsComplete"), from: intro).isAccepted }
+        try await presenter.wait { _ in presenter.visibleNames.last == "OnboardingApiKey" }
+
+        let sequences = presenter.updates.dropFirst().compactMap { update -> UInt64? in
+            if case .navigate(let navigation) = update { navigation.sequence } else { nil }
+        }
+        #expect(sequences == Array(first.sequence + 1...first.sequence + UInt64(sequences.count)))
+        #expect(presenter.presenter.screens == presenter.updates.last?.screens)
+        await app.close()
+        await presenter.presenter.close()
+    }
+
+    @Test func aScreensStepsAreDroppedWhileHiddenAndAcceptedOnceVisible() async throws {
+        let daemon = try Daemon()
+        let presenter = UpdateRecorder(
+            try await PresenterClient.connect(session: "kiosk", options: daemon.options()),
+            reportingVisibility: false
+        )
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("onboardingIsRequired").isAccepted)
+        try await presenter.wait { _ in presenter.presentable(named: "OnboardingIntro") != nil }
+        let intro = try #require(presenter.presentable(named: "OnboardingIntro"))
+
+        let hidden = try await presenter.presenter.emit(Step("introIsComplete"), from: intro)
+        #expect(hidden.drop?.reason == "notVisible")
+        #expect(hidden.drop?.presentable == intro)
+
+        try presenter.presenter.report(.visible, [intro])
+        try await eventually { try await presenter.presenter.emit(Step("introIsComplete"), from: intro).isAccepted }
+
+        // A screen that is not this presenter's cannot be spoken for.
+        await #expect {
+            _ = try await presenter.presenter.emit(Step("introIsComplete"), from: PresentableID(999))
+        } throws: { error in
+            (error as? FlowBusError)?.daemonCode == "foreignPresentable"
+        }
+        await app.close()
+        await presenter.presenter.close()
+    }
+
+    @Test func aPresenterThatMissedNavigationsResyncsFromASnapshot() async throws {
+        let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
+        // The presenter's events connection goes through a relay that the test cuts: batches are lost.
+        let relay = try TCPRelay(upstream: daemon.endpoints.events)
+        var options = daemon.options()
+        options.endpoints.events = relay.endpoint
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: options))
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: daemon.options())
+        try await presenter.wait { $0.count == 1 }
+
+        relay.cut()
+        #expect(try await ticker.emit("tick", ["n": 1]).isAccepted)
+        #expect(try await ticker.emit("tick", ["n": 2]).isAccepted)
+        relay.restore()
+        // Navigations go on; the first batch the presenter sees once reconnected is beyond those it missed.
+        var n = 2
+        try await eventually {
+            n += 1
+            let fate = try await ticker.emit("tick", ["n": .int(n)])
+            #expect(fate.isAccepted)
+            return presenter.updates.contains { update in
+                if case .rebuild(let rebuild) = update { rebuild.reason == .gap } else { false }
+            }
+        }
+        try await presenter.wait { _ in
+            presenter.presenter.screens.nodes.values.filter { $0.description.name == "Tick" }.count == n
+        }
+        let screens = presenter.presenter.screens
+        let top = try #require(screens.visiblePresentables(of: "main").last.flatMap { screens[$0] })
+        #expect(top.description.parameters["n"] == .int(n))
+        await ticker.close()
+        await presenter.presenter.close()
+    }
+
+    @Test func aPresenterRebuildsAfterFlowdRestarts() async throws {
+        let directory = uniqueDirectory()
+        let arguments = [
+            "--flows", demoFlows, "--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events",
+        ]
+        var daemon = try Daemon(arguments: arguments)
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: daemon.options()))
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("onboardingIsRequired").isAccepted)
+        try await presenter.wait { _ in presenter.visibleNames.last == "OnboardingIntro" }
+
+        _ = daemon.process.signal(SIGKILL)
+        daemon = try Daemon(arguments: arguments)
+        // The new flowd starts the session again from its root (no persistence yet); the presenter is told to
+        // rebuild, and the stepper registers again by itself.
+        try await presenter.wait { updates in
+            updates.contains {
+                if case .rebuild(let rebuild) = $0 { rebuild.reason == .daemonRestarted } else { false }
+            }
+        }
+        #expect(presenter.visibleNames == ["app"])
+        try await eventually { try await app.emit("dashboardIsRequired").isAccepted }
+        try await presenter.wait { _ in presenter.visibleNames.contains("WishlistTable") }
+        await app.close()
+        await presenter.presenter.close()
+    }
+}
+
+extension Daemon {
+    /// The id of a screen of a session, asked of flowd.
+    func screen(named name: String, session: String) async throws -> PresentableID? {
+        let inspector = try await InspectorClient.connect(
+            name: "probe-\(UUID().uuidString.prefix(6))",
+            options: options()
+        )
+        defer { Task { await inspector.close() } }
+        let tree = try await inspector.query("tree", session: session)
+        let screen = tree.objectValue?["screens"]?.arrayValue?.last { $0.objectValue?["name"]?.stringValue == name }
+        return screen?.objectValue?["id"]?.intValue.map { PresentableID(UInt32($0)) }
+    }
+}
+
+/// Waits until an async value exists.
+func eventuallyFound<Value>(
+    within timeout: Duration = .seconds(10),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    returning value: () async throws -> Value?
+) async throws -> Value {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if let found = try await value() {
+            return found
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("the value never came", sourceLocation: sourceLocation)
+    throw TestFailure("timed out")
+}

@@ -1,0 +1,93 @@
+import FlowBus
+import FlowCore
+import Foundation
+import TestSupport
+import Testing
+
+/// The stepper's connection goes through a relay that the test cuts, while flowd keeps running.
+@Suite struct ReliabilityTests {
+    @Test func stepsEmittedWhileTheConnectionIsCutAreDeliveredOnceWhenItComesBack() async throws {
+        let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
+        let relay = try TCPRelay(upstream: daemon.endpoints.control)
+        var options = daemon.options()
+        options.endpoints.control = relay.endpoint
+        options.reconnectIntervalMax = .milliseconds(200)
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
+        let inspector = try await InspectorClient.connect(options: daemon.options())
+        #expect(try await ticker.emit("tick", ["n": 0]).isAccepted)
+
+        relay.cut()
+        // Emitted while there is no connection: they wait in the client.
+        let fates = Task {
+            try await withThrowingTaskGroup(of: Fate.self) { group in
+                for n in 1...5 {
+                    group.addTask { try await ticker.emit("tick", ["n": .int(n)]) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))  // A cut that lasts: the steps cannot have gone anywhere.
+        #expect(try await inspector.counter("stepsIn") == 1)
+        relay.restore()
+
+        let delivered = try await fates.value
+        #expect(delivered.count == 5)
+        #expect(delivered.allSatisfy { $0.isAccepted })
+        // Each applied once: six steps in, six screens pushed.
+        #expect(try await inspector.counter("stepsIn") == 6)
+        let tree = try await inspector.query("tree", session: "kiosk")
+        let ticks = tree.objectValue?["screens"]?.arrayValue?.filter { $0.objectValue?["name"] == "Tick" }
+        #expect(ticks?.count == 6)
+        await ticker.close()
+    }
+
+    @Test func theOutgoingQueueIsBoundedWithAClearError() async throws {
+        let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
+        let relay = try TCPRelay(upstream: daemon.endpoints.control)
+        var options = daemon.options(maxOutstandingSteps: 3)
+        options.endpoints.control = relay.endpoint
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
+        relay.cut()
+        for n in 1...3 {
+            try ticker.post(Step("tick", ["n": .int(n)]))
+        }
+        #expect(
+            throws: FlowBusError(
+                .queueFull,
+                "3 steps already wait for their fate (is flowd reachable?); emit again later"
+            )
+        ) {
+            try ticker.post(Step("tick", ["n": 4]))
+        }
+        relay.restore()
+        // Once flowd has acknowledged them, there is room again.
+        try await eventually { (try? ticker.post(Step("tick", ["n": 5]))) != nil }
+        await ticker.close()
+    }
+
+    @Test func cancellingAWaitingEmitLeavesTheConnectionWorkingAndTheStepDelivered() async throws {
+        let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
+        let relay = try TCPRelay(upstream: daemon.endpoints.control)
+        var options = daemon.options()
+        options.endpoints.control = relay.endpoint
+        options.reconnectIntervalMax = .milliseconds(200)
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
+        let inspector = try await InspectorClient.connect(options: daemon.options())
+        relay.cut()
+        let waiting = Task { try await ticker.emit("tick", ["n": 1]) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+
+        relay.restore()
+        #expect(try await ticker.emit("tick", ["n": 2]).isAccepted)
+        try await eventually { try await inspector.counter("stepsIn") == 2 }
+        await ticker.close()
+        // A closed client refuses new work clearly.
+        await #expect {
+            _ = try await ticker.emit("tick", ["n": 3])
+        } throws: { error in
+            (error as? FlowBusError)?.code == .closed
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import FlowBus
+import FlowCore
+import Foundation
+import TestSupport
+import Testing
+
+/// A movie app step as a Swift enum with associated values.
+enum MovieStep: StepRepresentable, Codable, Equatable {
+    case onboardingIsRequired
+    case movieIsPicked(withId: Int)
+}
+
+@Suite struct StepperClientTests {
+    @Test(arguments: Transport.allCases)
+    func emitReturnsEachStepsFate(transport: Transport) async throws {
+        let daemon = try Daemon(transport)
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: daemon.options()))
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(app.id == "kiosk/app")
+
+        // A Swift enum case goes out as its name and parameters.
+        #expect(try await app.emit(MovieStep.onboardingIsRequired) == .accepted(flows: [FlowID(1)]))
+        try await presenter.wait { _ in presenter.visibleNames.contains("OnboardingIntro") }
+
+        // A step of a stepper no flow listens to is dropped, with the reason and the remedy.
+        let stranger = try await StepperClient.connect(session: "kiosk", name: "stranger", options: daemon.options())
+        let drop = try #require(try await stranger.emit(MovieStep.movieIsPicked(withId: 7)).drop)
+        #expect(drop.reason == "unboundStepper")
+        #expect(!drop.explanation.isEmpty)
+        #expect(drop.remedy != nil)
+        await stranger.close()
+
+        // A step the flows do not declare is refused by flowd, with its code.
+        await #expect {
+            _ = try await app.emit("noSuchStep")
+        } throws: { error in
+            (error as? FlowBusError)?.code == .refused && (error as? FlowBusError)?.daemonCode == "unknownStep"
+        }
+
+        // The connection still works after the refusal.
+        #expect(try await app.emit("dashboardIsRequired").isAccepted)
+        await app.close()
+        await presenter.presenter.close()
+    }
+
+    @Test func connectingToAnAbsentDaemonFailsClearlyAfterTheWait() async throws {
+        let missing = ClientOptions(
+            endpoints: Endpoints(
+                control: "ipc://\(uniqueDirectory())/control",
+                events: "ipc://\(uniqueDirectory())/events"
+            ),
+            connectTimeout: .milliseconds(300)
+        )
+        await #expect {
+            _ = try await StepperClient.connect(session: "kiosk", name: "app", options: missing)
+        } throws: { error in
+            guard let error = error as? FlowBusError else { return false }
+            return error.code == .unreachable && error.message.contains("is it running?")
+        }
+        // Options that cannot work are refused before anything is tried: an empty name, a too long id.
+        await #expect(throws: FlowBusError.self) {
+            _ = try await StepperClient.connect(session: "kiosk", name: "", options: missing)
+        }
+        var longID = missing
+        longID.id = String(repeating: "x", count: 300)
+        await #expect(throws: FlowBusError.self) {
+            _ = try await StepperClient.connect(session: "kiosk", name: "app", options: longID)
+        }
+    }
+
+    @Test func aSecondProcessCannotTakeANameInUseInTheSession() async throws {
+        let daemon = try Daemon()
+        let first = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        var other = daemon.options()
+        other.id = "kiosk/app-copy"
+        await #expect {
+            _ = try await StepperClient.connect(session: "kiosk", name: "app", options: other)
+        } throws: { error in
+            (error as? FlowBusError)?.daemonCode == "nameTaken"
+        }
+        await first.close()
+    }
+
+    @Test func manyConcurrentEmittersInOneProcessEachGetTheirFate() async throws {
+        let daemon = try Daemon(flows: try flowsFile(tickerFlows))
+        let inspector = try await InspectorClient.connect(options: daemon.options())
+        let tickers = try await withThrowingTaskGroup(of: StepperClient.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    try await StepperClient.connect(session: "s\(index)", name: "ticker", options: daemon.options())
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // 4 clients, 16 tasks each, 20 steps per task.
+        let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for ticker in tickers {
+                for task in 0..<16 {
+                    group.addTask {
+                        var count = 0
+                        for step in 0..<20
+                        where try await ticker.emit("tick", ["n": .int(task * 100 + step)]).isAccepted {
+                            count += 1
+                        }
+                        return count
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(accepted == 4 * 16 * 20)
+        #expect(try await inspector.counter("stepsIn") == 4 * 16 * 20)
+        for ticker in tickers {
+            await ticker.close()
+        }
+    }
+}

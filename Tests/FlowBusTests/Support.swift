@@ -1,0 +1,152 @@
+import FlowBus
+import FlowCore
+import FlowWire
+import Foundation
+import TestSupport
+import Testing
+
+/// A transport the tests run over.
+enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case ipc
+    case tcp
+
+    var testDescription: String { rawValue }
+}
+
+/// A real flowd for one test, with client options that reach it.
+struct Daemon {
+    let process: DaemonProcess
+    let endpoints: Endpoints
+
+    /// Starts flowd on `flows` (the demo by default) over `transport`, with fresh endpoints.
+    init(_ transport: Transport = .ipc, flows: String = demoFlows, _ arguments: [String] = []) throws {
+        let endpoints: [String] =
+            switch transport {
+            case .ipc:
+                ["--control", "ipc://\(uniqueDirectory())/control", "--events", "ipc://\(uniqueDirectory())/events"]
+            case .tcp:
+                ["--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*"]
+            }
+        try self.init(arguments: ["--flows", flows] + endpoints + arguments)
+    }
+
+    /// Starts flowd with exactly these arguments.
+    init(arguments: [String]) throws {
+        process = try DaemonProcess(arguments)
+        let (control, events) = try process.readyEndpoints()
+        endpoints = Endpoints(control: control[0], events: events[0])
+    }
+
+    /// Options for a client of this daemon.
+    func options(connectTimeout: Duration = .seconds(10), maxOutstandingSteps: Int = 1024) -> ClientOptions {
+        ClientOptions(endpoints: endpoints, connectTimeout: connectTimeout, maxOutstandingSteps: maxOutstandingSteps)
+    }
+}
+
+/// Writes a flows file for a test and returns its path.
+func flowsFile(_ yaml: String) throws -> String {
+    let path = uniqueDirectory("flows") + ".yaml"
+    try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+/// A flow where every `tick` from the stepper `ticker` is accepted and pushes one screen.
+let tickerFlows = """
+    version: 1
+    session:
+      root: Ticks
+      stepper: { named: ticker }
+    steps:
+      tick: { n: int }
+    flows:
+      Ticks:
+        root: { stack: ticks }
+        on:
+          tick:
+            - show: Tick
+              params: { n: $n }
+    """
+
+/// Everything a presenter client received, read by a task of its own; optionally reports what each update shows.
+final class UpdateRecorder: Sendable {
+    let presenter: PresenterClient
+    private let received = Locked<[PresenterUpdate]>([])
+    private let reading: Task<Void, Never>
+
+    init(_ presenter: PresenterClient, reportingVisibility: Bool = true) {
+        self.presenter = presenter
+        let received = self.received
+        reading = Task { [received] in
+            for await update in presenter.updates {
+                received.withLock { $0.append(update) }
+                if reportingVisibility {
+                    try? presenter.reportVisibility(of: update.screens)
+                }
+            }
+        }
+    }
+
+    deinit {
+        reading.cancel()
+    }
+
+    var updates: [PresenterUpdate] {
+        received.value
+    }
+
+    /// Waits until the updates so far satisfy `condition`.
+    func wait(
+        within timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: ([PresenterUpdate]) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(updates) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record(
+            "the presenter never got the expected updates; it got \(updates.count)",
+            sourceLocation: sourceLocation
+        )
+        throw TestFailure("timed out")
+    }
+
+    /// The names of the visible screens, in the last update's screens.
+    var visibleNames: [String] {
+        guard let screens = updates.last?.screens else { return [] }
+        return screens.visiblePresentables(of: PresenterID(presenter.name)).compactMap { screens[$0]?.description.name }
+    }
+
+    /// The last presentable on screen named `name`.
+    func presentable(named name: String) -> PresentableID? {
+        updates.last?.screens.nodes.values.filter { $0.description.name == name }.map(\.id).max()
+    }
+}
+
+/// Waits until an async condition holds.
+func eventually(
+    within timeout: Duration = .seconds(10),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() {
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("the condition never held", sourceLocation: sourceLocation)
+    throw TestFailure("timed out")
+}
+
+extension InspectorClient {
+    /// A counter from the `stats` query.
+    func counter(_ name: String) async throws -> Int {
+        let stats = try await query("stats")
+        return stats.objectValue?[name]?.intValue ?? -1
+    }
+}

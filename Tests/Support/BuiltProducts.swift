@@ -1,0 +1,71 @@
+import Foundation
+
+/// A test precondition that did not hold, with what was seen.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The repository's root, found from this file's path.
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// The demo flows file of the repository.
+public let demoFlows = repositoryRoot.appendingPathComponent("deploy/flows/movies.yaml").path
+
+/// The path of a product built next to the test bundle (`swift build --build-tests` builds executables too).
+public func builtProduct(_ name: String) throws -> String {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+        Bundle.main.bundleURL,
+    ].map { $0.appendingPathComponent(name).path }
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw TestFailure("\(name) is not built (looked in \(candidates))")
+    }
+    return found
+}
+
+/// Runs a built command to its end and returns its exit code and output.
+public func run(
+    _ executable: String,
+    _ arguments: [String]
+) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (
+        process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+        String(decoding: errorData, as: UTF8.self)
+    )
+}
+
+/// A directory of its own for a test's ipc endpoints (short: ipc paths are limited to 107 bytes).
+public func uniqueDirectory(_ prefix: String = "fb") -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))").path
+}
+
+/// Waits until `condition` holds, checking every few milliseconds, for at most `timeout`.
+/// - Returns: whether it held in time.
+@discardableResult
+public func waitUntil(within timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() {
+            return true
+        }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return try condition()
+}
