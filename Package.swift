@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FlowWire", targets: ["FlowWire"]),
         .library(name: "FlowBus", targets: ["FlowBus"]),
         .executable(name: "flowd", targets: ["flowd"]),
+        .executable(name: "flowdemo", targets: ["flowdemo"]),
     ],
     dependencies: [
         // YAML with line and column for every node: flow files are checked before they run.
@@ -39,6 +40,13 @@ let package = Package(
             name: "FlowBus",
             dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "FlowDemo", dependencies: ["FlowBus"]),
+        .executableTarget(
+            name: "flowdemo",
+            dependencies: [
+                "FlowBus", "FlowDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "flowd",
             dependencies: [
@@ -55,6 +63,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
+        .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),
         .testTarget(
             name: "FlowBusTests",
             dependencies: ["FlowBus", "FlowCore", "FlowWire", "ZeroMQ", "TestSupport"]

@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+
+/// A built product run by a test as a real process, with a pipe to its standard input and its standard output
+/// and error collected; killed (SIGKILL) when released.
+public final class ChildProcess: @unchecked Sendable {
+    public let process = Process()
+    private let input = Pipe()
+    private let lock = NSLock()
+    private var collected = ""
+
+    /// Starts the built product `name` with `arguments`.
+    public init(_ name: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: try builtProduct(name))
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = input
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Everything the process wrote so far (standard output and error together).
+    public var output: String {
+        lock.withLock { collected }
+    }
+
+    /// Writes a line to the process's standard input.
+    public func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// How much has been written so far: pass it to ``waitForOutput(containing:after:within:)`` to look only at
+    /// what comes next.
+    public var mark: Int {
+        output.utf8.count
+    }
+
+    /// Waits until the output after `mark` contains `text`; returns the output from `mark` on.
+    @discardableResult
+    public func waitForOutput(
+        containing text: String,
+        after mark: Int = 0,
+        within timeout: Duration = .seconds(10)
+    ) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let tail = String(decoding: output.utf8.dropFirst(mark), as: UTF8.self)
+            if tail.contains(text) {
+                return tail
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        throw TestFailure("the process never wrote \"\(text)\"; it wrote:\n\(output)")
+    }
+
+    /// Sends `signal` to the process and waits for it to end.
+    public func terminate(with signal: Int32 = SIGKILL) {
+        Glibc.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+}
