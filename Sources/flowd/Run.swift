@@ -59,6 +59,12 @@ struct Run: ParsableCommand {
     )
     var deepLinkWait: Int?
 
+    @Option(
+        help:
+            "Messages per second one peer may send (bursts of twice as many); beyond, they are dropped and counted. 0: no limit. Default: \(defaults.peerMessageRate)."
+    )
+    var peerMessageRate: Int?
+
     @Option(help: "flowd's CURVE secret key (Z85, from `flowd keygen`): every socket then requires CURVE.")
     var curveSecretKey: String?
 
@@ -82,6 +88,7 @@ struct Run: ParsableCommand {
         flags.heartbeatTimeout = heartbeatTimeout
         flags.maxMessageSize = maxMessageSize
         flags.guardTimeout = guardTimeout
+        flags.peerMessageRate = peerMessageRate
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         var keys: [String: String] = [:]
@@ -100,6 +107,9 @@ struct Run: ParsableCommand {
         let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]
         for value in values.compactMap({ $0 }) where value <= 0 {
             throw ValidationError("durations and sizes must be positive, not \(value)")
+        }
+        if let peerMessageRate, peerMessageRate < 0 {
+            throw ValidationError("--peer-message-rate must be 0 (no limit) or more, not \(peerMessageRate)")
         }
         for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")

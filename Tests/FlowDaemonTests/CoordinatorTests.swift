@@ -14,7 +14,7 @@ private struct Bus {
     var sent: [Outgoing] = []
     var messageID: UInt64 = 0
 
-    init(flows: String? = nil) throws {
+    init(flows: String? = nil, peerMessageRate: Int = 50_000) throws {
         let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
         var configuration = DaemonConfiguration(
             controlEndpoints: ["inproc://c"],
@@ -22,6 +22,7 @@ private struct Bus {
             flowsFile: demoFlows
         )
         configuration.engine.guardTimeout = .seconds(2)
+        configuration.peerMessageRate = peerMessageRate
         coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
     }
 
@@ -407,6 +408,31 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         }
         #expect(welcome.sessionCreated)
         #expect(welcome.lastSequence == nil)
+    }
+
+    @Test func aPeerOverItsMessageRateIsDroppedCountedAndToldOncePerSecond() throws {
+        var bus = try Bus(peerMessageRate: 100)
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        // The bucket holds two seconds' worth (200); the HELLO took one.
+        var errors: [ErrorReply] = []
+        for _ in 0..<300 {
+            errors += bus.send(.heartbeat(Heartbeat()), from: "kiosk/main").compactMap { envelope in
+                if case .error(let error) = envelope.message { error } else { nil }
+            }
+        }
+        #expect(errors.map(\.code) == ["flood"])
+        #expect(bus.coordinator.counters.errors["flood"] == 101)
+        #expect(bus.coordinator.counters.messagesIn["HEARTBEAT"] == 199)
+        // Another peer is not slowed down.
+        #expect(bus.hello(.stepper, "kiosk/app", name: "app").contains { $0.message.type == .welcome })
+
+        // A second later the bucket has refilled by the rate: 100 more pass, and the flooder hears once more.
+        bus.now += 1000
+        for _ in 0..<101 {
+            bus.send(.heartbeat(Heartbeat()), from: "kiosk/main")
+        }
+        #expect(bus.coordinator.counters.messagesIn["HEARTBEAT"] == 299)
+        #expect(bus.coordinator.counters.errors["flood"] == 102)
     }
 
     @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {

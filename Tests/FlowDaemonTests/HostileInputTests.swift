@@ -94,4 +94,48 @@ import ZeroMQ
         #expect(stats["stepsIn"] == 1)
         #expect(daemon.signal(SIGTERM) == 0)
     }
+
+    @Test func aFloodingPeerIsThrottledWhileOthersAreServed() throws {
+        let daemon = try DaemonProcess.onIPC(["--peer-message-rate", "500"])
+        let (control, events) = try daemon.readyEndpoints()
+        let context = try Context()
+        let flooder = try TestPeer.registered(
+            .presenter,
+            name: "main",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        for _ in 0..<3000 {
+            try flooder.send(.heartbeat(Heartbeat()))
+        }
+        let warning = try flooder.expect { message -> ErrorReply? in
+            if case .error(let error) = message, error.code == "flood" { error } else { nil }
+        }
+        #expect(warning.message.contains("500 messages per second"))
+
+        let stepper = try TestPeer.registered(
+            .stepper,
+            name: "app",
+            context: context,
+            control: control[0],
+            events: events[0]
+        )
+        #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
+        // Every message of the flood is accounted for: handled, or dropped and counted.
+        var flooded = 0
+        let accounted = try waitUntil {
+            try stepper.send(.query(Query(what: "stats")))
+            let stats = try stepper.expect { message -> JSONObject? in
+                if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+            }
+            flooded = stats["errors"]?.objectValue?["flood"]?.intValue ?? 0
+            let handled = stats["messagesIn"]?.objectValue?["HEARTBEAT"]?.intValue ?? 0
+            return flooded + handled == 3000
+        }
+        #expect(accounted)
+        #expect(flooded > 0)
+        #expect(try daemon.line(containing: "more than 500 messages per second").contains("kiosk/main"))
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
 }

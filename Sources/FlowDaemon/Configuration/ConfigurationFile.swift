@@ -13,7 +13,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys a file may have.
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
-        "deepLinkWait", "curveSecretKey", "authorizedKeys",
+        "deepLinkWait", "peerMessageRate", "curveSecretKey", "authorizedKeys",
     ]
 
     /// The flow file.
@@ -34,6 +34,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var guardTimeout: Int?
     /// Milliseconds.
     public var deepLinkWait: Int?
+    /// Messages per second per peer (0: no limit).
+    public var peerMessageRate: Int?
     /// flowd's CURVE secret key (Z85); with it, every socket requires CURVE.
     public var curveSecretKey: String?
     /// Client id → CURVE public key (Z85).
@@ -96,6 +98,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "maxMessageSize": file.maxMessageSize = number()
             case "guardTimeout": file.guardTimeout = number()
             case "deepLinkWait": file.deepLinkWait = number()
+            case "peerMessageRate": file.peerMessageRate = number()
             case "curveSecretKey": file.curveSecretKey = value.string
             case "authorizedKeys":
                 guard case .mapping(let keys) = value,
@@ -142,6 +145,7 @@ extension ConfigurationFile {
         merged.maxMessageSize = overrides.maxMessageSize ?? maxMessageSize
         merged.guardTimeout = overrides.guardTimeout ?? guardTimeout
         merged.deepLinkWait = overrides.deepLinkWait ?? deepLinkWait
+        merged.peerMessageRate = overrides.peerMessageRate ?? peerMessageRate
         merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
         merged.authorizedKeys = (authorizedKeys ?? [:]).merging(overrides.authorizedKeys ?? [:]) { _, flag in flag }
         if merged.authorizedKeys?.isEmpty == true {
@@ -176,6 +180,7 @@ extension DaemonConfiguration {
         if let value = file.maxMessageSize { maxMessageSize = value }
         if let value = file.guardTimeout { engine.guardTimeout = .milliseconds(value) }
         if let value = file.deepLinkWait { engine.deepLinkWait = .milliseconds(value) }
+        if let value = file.peerMessageRate { peerMessageRate = value }
         if let secretKey = file.curveSecretKey {
             curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
         }

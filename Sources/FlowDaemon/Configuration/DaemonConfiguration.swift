@@ -20,6 +20,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var engine = EngineOptions()
     /// How many step acknowledgements are kept per stepper, to answer resent steps.
     public var rememberedAcknowledgements = 256
+    /// How many messages per second one peer may send (with bursts of twice as many); beyond, its messages are
+    /// dropped, counted (`errors.flood`) and answered with one `flood` ERROR per second. 0: no limit.
+    public var peerMessageRate = 50_000
     /// CURVE encryption and client authentication; `nil` for none.
     public var curve: CurveSettings?
 

@@ -26,6 +26,7 @@ public struct Coordinator: Sendable {
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
     var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
     var inspectionSubscriptions = 0
+    var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
     var now: Int64 = 0
@@ -73,6 +74,9 @@ public struct Coordinator: Sendable {
     ) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
+        guard admitMessage(from: peer) else {
+            return output
+        }
         let envelope: Envelope
         do {
             envelope = try codec.decode(frames)
@@ -99,6 +103,7 @@ public struct Coordinator: Sendable {
         self.now = max(self.now, now)
         output = []
         apply(engine.advanceTime(to: EngineTime(milliseconds: self.now)))
+        forgetQuietAllowances()
         let timeout = configuration.heartbeatTimeout.milliseconds
         let interval = configuration.heartbeatInterval.milliseconds
         for id in peers.keys.sorted() {
