@@ -12,7 +12,7 @@ public struct ClientOptions: Sendable {
     public var id: String?
     /// CURVE encryption and authentication, for tcp across machines; `nil` for none.
     public var curve: ClientCurve?
-    /// How long ``StepperClient/connect(session:name:options:)`` (and the other clients' `connect`) waits for
+    /// How long `connect` of each client waits for
     /// flowd before failing with ``FlowBusError/Code/unreachable``.
     public var connectTimeout: Duration
     /// The most steps that may wait for their fate at once; emitting more fails with
