@@ -33,6 +33,30 @@ import Testing
         await presenter.presenter.close()
     }
 
+    @Test func aPresenterThatJoinsLateStartsFromEverythingAlreadyShown() async throws {
+        let daemon = try Daemon()
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("dashboardIsRequired").isAccepted)
+        // The navigations happened with no presenter connected; one that joins now gets them all at once.
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: daemon.options()))
+        try await presenter.wait { $0.count == 1 }
+        guard case .rebuild(let rebuild) = presenter.updates[0] else {
+            Issue.record("the first update is not a rebuild")
+            return
+        }
+        #expect(rebuild.reason == .start)
+        #expect(rebuild.sequence > 1)
+        #expect(presenter.visibleNames == ["app", "dashboard", "wishlist", "WishlistTable"])
+        // And it goes on from there.
+        let table = try #require(presenter.presentable(named: "WishlistTable"))
+        try await eventually {
+            try await presenter.presenter.emit(Step("movieIsPicked", ["withId": 1]), from: table).isAccepted
+        }
+        try await presenter.wait { _ in presenter.visibleNames.last == "MovieDetail" }
+        await app.close()
+        await presenter.presenter.close()
+    }
+
     @Test func aScreensStepsAreDroppedWhileHiddenAndAcceptedOnceVisible() async throws {
         let daemon = try Daemon()
         let presenter = UpdateRecorder(

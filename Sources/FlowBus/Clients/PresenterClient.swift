@@ -57,12 +57,24 @@ public final class PresenterClient: Sendable {
         return PresenterClient(connection, updates: updates)
     }
 
-    /// Reports screens as visible, hidden or dismissed (dismissed by the user, such as a back gesture).
+    /// Reports screens as visible, hidden or dismissed.
+    ///
+    /// Report `dismissed` when the user removed a screen (a back gesture, a closed modal): it leaves ``screens``
+    /// with what it held, and when you report visibility with ``reportVisibility(of:)``, the screens it uncovered
+    /// are reported visible too.
     public func report(_ visibility: Visibility, _ presentables: [PresentableID]) throws(FlowBusError) {
-        try connection.send(
-            .visibility(VisibilityReport(visibility: visibility, presentables: presentables)),
-            session: session
-        )
+        let taken =
+            visibility == .dismissed
+            ? connection.enqueue(.reportDismissed(presentables))
+            : connection.enqueue(
+                .send(
+                    .visibility(VisibilityReport(visibility: visibility, presentables: presentables)),
+                    session: session
+                )
+            )
+        guard taken else {
+            throw FlowBusError(.closed, "the client is closed")
+        }
     }
 
     /// Reports what `screens` makes visible: newly visible screens as visible, and screens reported visible before

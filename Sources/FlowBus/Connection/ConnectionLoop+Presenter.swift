@@ -96,6 +96,7 @@ extension ConnectionLoop {
     /// Reports the screens visible in `screens` as visible, and those reported before that are still on screen
     /// but no longer visible as hidden. (Screens the commands removed are dismissed by flowd itself.)
     func reportVisible(_ screens: ScreenTree) {
+        reportsVisibility = true
         let visible = Set(screens.visiblePresentables(of: presenter))
         let appeared = visible.subtracting(reportedVisible).sorted()
         let hidden = reportedVisible.subtracting(visible).filter { screens[$0] != nil }.sorted()
@@ -105,6 +106,23 @@ extension ConnectionLoop {
         }
         if !appeared.isEmpty {
             queueOrSend(.visibility(VisibilityReport(visibility: .visible, presentables: appeared)))
+        }
+    }
+
+    /// Reports screens the user dismissed (a back gesture, a closed modal) and removes them, with what they hold,
+    /// from the screens; then, if the application reports visibility through ``reportVisible(_:)``, the screens
+    /// they uncovered are reported visible.
+    func reportDismissed(_ presentables: [PresentableID]) {
+        queueOrSend(.visibility(VisibilityReport(visibility: .dismissed, presentables: presentables)))
+        var screens = tree
+        for presentable in presentables where screens[presentable] != nil {
+            _ = try? screens.apply(.dismiss(presentable), for: presenter)
+        }
+        tree = screens
+        connection.screens.withLock { $0 = screens }
+        reportedVisible = reportedVisible.filter { screens[$0] != nil }
+        if reportsVisibility {
+            reportVisible(screens)
         }
     }
 

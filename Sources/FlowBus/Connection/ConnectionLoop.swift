@@ -62,6 +62,8 @@ final class ConnectionLoop {
     var snapshotReason: RebuildReason?
     var buffered: [CommandsMessage] = []
     var reportedVisible: Set<PresentableID> = []
+    /// Whether the application reports visibility with `reportVisible` (then dismissals report what they uncover).
+    var reportsVisibility = false
     var hasBuilt = false
 
     /// Runs a connection on the calling thread until it is closed (or never reaches flowd).
@@ -348,6 +350,8 @@ final class ConnectionLoop {
             }
         case .reportVisible(let screens):
             reportVisible(screens)
+        case .reportDismissed(let presentables):
+            reportDismissed(presentables)
         case .query(let query, let session, let reply, let timeout):
             let id = send(.query(query), session: session)
             queries[id] = WaitingQuery(reply: reply, deadline: clock.now + timeout)
@@ -378,7 +382,7 @@ final class ConnectionLoop {
                 reply.resume(with: .failure(closed))
             case .close(let done):
                 done.map { closeWaiters.append($0) }
-            case .send, .reportVisible, .resync:
+            case .send, .reportVisible, .reportDismissed, .resync:
                 break
             }
         }

@@ -9,6 +9,8 @@ enum Request: Sendable {
     case send(FlowWire.Message, session: String?)
     /// Report the screens visible in `screens` as visible, and those no longer visible as hidden.
     case reportVisible(ScreenTree)
+    /// Report screens dismissed by the user, and remove them from the presenter's screens.
+    case reportDismissed([PresentableID])
     /// Ask the daemon something.
     case query(Query, session: String?, reply: PendingReply<JSONValue>, timeout: Duration)
     /// Ask for a snapshot now.
