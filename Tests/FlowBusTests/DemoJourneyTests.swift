@@ -31,8 +31,10 @@ import Testing
                 throw error
             }
         }
-        func shows(_ names: [String]) async throws {
-            try await presenter.wait { _ in Array(presenter.visibleNames.suffix(names.count)) == names }
+        func shows(_ names: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            try await presenter.wait(sourceLocation: sourceLocation) { _ in
+                Array(presenter.visibleNames.suffix(names.count)) == names
+            }
         }
 
         #expect(try await app.emit("onboardingIsRequired").isAccepted)
@@ -58,7 +60,7 @@ import Testing
         try await tap("SettingsList", Step("aboutIsRequired"))
         try await shows(["Alert"])
         try client.report(.dismissed, [try #require(presenter.presentable(named: "Alert"))])
-        try app.setSessionData("permissions", to: ["about"])
+        try await app.setSessionData("permissions", to: ["about"])
         try await tap("SettingsList", Step("aboutIsRequired"))
         try await shows(["settings", "SettingsList", "About"])
         // Ending SettingsFlow restores its parent: the modal goes away by itself.

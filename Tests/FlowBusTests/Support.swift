@@ -108,7 +108,7 @@ final class UpdateRecorder: Sendable {
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record(
-            "the presenter never got the expected updates; it got \(updates.count)",
+            "the presenter never got the expected updates; it got \(updates.count), showing \(visibleNames)",
             sourceLocation: sourceLocation
         )
         throw TestFailure("timed out")

@@ -435,6 +435,15 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.coordinator.counters.errors["flood"] == 102)
     }
 
+    @Test func sessionDataIsAnsweredOnceSet() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        let answer = bus.send(.sessionData(SessionDataMessage(key: "permissions", value: ["about"])), from: "kiosk/app")
+        let reply = try #require(answer.first)
+        #expect(reply.message == .reply(Reply(result: ["key": "permissions"])))
+        #expect(reply.header.correlation == bus.messageID)
+    }
+
     @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

@@ -42,7 +42,11 @@ public final class InspectorClient: Sendable {
         if let session {
             arguments["session"] = .string(session)
         }
-        return try await connection.query(Query(what: what, arguments: arguments), session: session, timeout: timeout)
+        return try await connection.ask(
+            .query(Query(what: what, arguments: arguments)),
+            session: session,
+            timeout: timeout
+        )
     }
 
     /// Says goodbye to flowd and stops.

@@ -89,9 +89,19 @@ public final class StepperClient: Sendable {
     }
 
     /// Sets a value of the session's data (read by `adapt` rules such as `requires: {permission: about}`, which
-    /// look in `permissions`); `nil` removes it.
-    public func setSessionData(_ key: String, to value: JSONValue?) throws(FlowBusError) {
-        try connection.send(.sessionData(SessionDataMessage(key: key, value: value ?? .null)), session: session)
+    /// look in `permissions`); `nil` removes it. Returns once flowd has set it: steps emitted after that, by any
+    /// process, see the new value.
+    /// - Throws: ``FlowBusError`` `refused`, `timedOut` (no answer within `timeout`), `closed`.
+    public func setSessionData(
+        _ key: String,
+        to value: JSONValue?,
+        timeout: Duration = .seconds(5)
+    ) async throws {
+        _ = try await connection.ask(
+            .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
+            session: session,
+            timeout: timeout
+        )
     }
 
     /// Says goodbye to flowd and stops; steps still waiting for their fate fail with `closed`.

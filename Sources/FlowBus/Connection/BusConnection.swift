@@ -152,11 +152,11 @@ final class BusConnection: Sendable {
         }
     }
 
-    /// Asks the daemon something and waits for the answer.
-    func query(_ query: Query, session: String?, timeout: Duration) async throws -> JSONValue {
+    /// Sends a message that flowd answers with a REPLY (QUERY, SESSION_DATA) and waits for the answer.
+    func ask(_ message: FlowWire.Message, session: String?, timeout: Duration) async throws -> JSONValue {
         let reply = PendingReply<JSONValue>()
         return try await reply.wait {
-            if !enqueue(.query(query, session: session, reply: reply, timeout: timeout)) {
+            if !enqueue(.ask(message, session: session, reply: reply, timeout: timeout)) {
                 reply.resume(with: .failure(FlowBusError(.closed, "the client is closed")))
             }
         }

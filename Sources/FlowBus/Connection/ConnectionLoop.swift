@@ -254,7 +254,7 @@ final class ConnectionLoop {
         }
         for (id, query) in queries where now >= query.deadline {
             queries[id] = nil
-            query.reply.resume(with: .failure(FlowBusError(.timedOut, "flowd did not answer the query in time")))
+            query.reply.resume(with: .failure(FlowBusError(.timedOut, "flowd did not answer in time")))
         }
         if registered {
             if now - lastHeard > heartbeatTimeout {
@@ -352,8 +352,8 @@ final class ConnectionLoop {
             reportVisible(screens)
         case .reportDismissed(let presentables):
             reportDismissed(presentables)
-        case .query(let query, let session, let reply, let timeout):
-            let id = send(.query(query), session: session)
+        case .ask(let message, let session, let reply, let timeout):
+            let id = send(message, session: session)
             queries[id] = WaitingQuery(reply: reply, deadline: clock.now + timeout)
         case .resync:
             requestSnapshot(.inconsistent)
@@ -378,7 +378,7 @@ final class ConnectionLoop {
             case .emit(_, let fate):
                 connection.releaseStep()
                 fate?.resume(with: .failure(closed))
-            case .query(_, _, let reply, _):
+            case .ask(_, _, let reply, _):
                 reply.resume(with: .failure(closed))
             case .close(let done):
                 done.map { closeWaiters.append($0) }

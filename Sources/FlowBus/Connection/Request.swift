@@ -11,8 +11,8 @@ enum Request: Sendable {
     case reportVisible(ScreenTree)
     /// Report screens dismissed by the user, and remove them from the presenter's screens.
     case reportDismissed([PresentableID])
-    /// Ask the daemon something.
-    case query(Query, session: String?, reply: PendingReply<JSONValue>, timeout: Duration)
+    /// Send a message the daemon answers with REPLY (QUERY, SESSION_DATA), and wait for the answer.
+    case ask(FlowWire.Message, session: String?, reply: PendingReply<JSONValue>, timeout: Duration)
     /// Ask for a snapshot now.
     case resync
     /// Say BYE and stop; `done` is resumed once the thread has let go of everything.

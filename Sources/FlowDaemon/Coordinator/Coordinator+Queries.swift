@@ -65,6 +65,12 @@ extension Coordinator {
         guard let session = session(of: peer, header: header) else { return }
         do {
             try engine.setSessionData(data.key, data.value == .null ? nil : data.value, session: session)
+            send(
+                .reply(Reply(result: ["key": .string(data.key)])),
+                to: peer.id,
+                session: session,
+                correlation: header.id
+            )
         } catch {
             reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
         }

@@ -23,7 +23,8 @@ public struct Reply: Sendable, Hashable, Codable {
     }
 }
 
-/// SESSION_DATA: sets (or with `null` removes) a value of the session's data, read by `adapt` rules.
+/// SESSION_DATA: sets (or with `null` removes) a value of the session's data, read by `adapt` rules; answered
+/// with a REPLY once set.
 public struct SessionDataMessage: Sendable, Hashable, Codable {
     public var key: String
     public var value: JSONValue
