@@ -114,4 +114,54 @@ enum MovieStep: StepRepresentable, Codable, Equatable {
             await ticker.close()
         }
     }
+
+    @Test func theInitialStepGoesFirstThenReadyToEmitStepsIsCalled() async throws {
+        let daemon = try Daemon(flows: try flowsFile(tickerFlows))
+        let ready = Locked<[String]>([])
+        let ticker = try await StepperClient.connect(
+            session: "kiosk",
+            name: "ticker",
+            options: daemon.options(),
+            initialStep: Step("tick", ["n": 0])
+        ) { client in
+            ready.withLock { $0.append(client.name) }
+            _ = try? await client.emit("tick", ["n": 1])
+        }
+        #expect(ready.value == ["ticker"])
+        let screens = try await daemon.tickNumbers(session: "kiosk")
+        #expect(screens == [0, 1])
+        await ticker.close()
+    }
+
+    @Test func anIdleClientHeartbeatsAndStaysRegistered() async throws {
+        let daemon = try Daemon(
+            flows: try flowsFile(tickerFlows),
+            ["--heartbeat-interval", "50", "--heartbeat-timeout", "200"]
+        )
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: daemon.options())
+        let inspector = try await InspectorClient.connect(options: daemon.options())
+        // Five timeouts' worth of silence from the application: the client's heartbeats keep it registered.
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await inspector.counter("peersLost") == 0)
+        #expect(try await inspector.counter("sessionsCreated") == 1)
+        #expect(try await ticker.emit("tick", ["n": 1]).isAccepted)
+        let registrations = try await inspector.query("registrations")
+        #expect(registrations.arrayValue?.contains { $0.objectValue?["id"] == "kiosk/ticker" } == true)
+        await ticker.close()
+    }
+}
+
+extension Daemon {
+    /// The `n` of every Tick screen of a session of the ticker flows, in placement order.
+    func tickNumbers(session: String) async throws -> [Int] {
+        let inspector = try await InspectorClient.connect(
+            name: "ticks-\(UUID().uuidString.prefix(6))",
+            options: options()
+        )
+        let tree = try await inspector.query("tree", session: session)
+        await inspector.close()
+        // Screens come sorted by id, which is placement order.
+        let screens = tree.objectValue?["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        return screens.filter { $0["name"] == "Tick" }.compactMap { $0["parameters"]?.objectValue?["n"]?.intValue }
+    }
 }

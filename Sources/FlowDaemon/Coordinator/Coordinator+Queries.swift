@@ -123,6 +123,7 @@ struct WireTree: Codable {
     struct Screen: Codable {
         let id: PresentableID
         let name: String
+        let parameters: JSONObject
         let style: PresentableStyle
         let presenter: PresenterID
         let parent: PresentableID?
@@ -164,6 +165,7 @@ extension SessionInspection {
                 WireTree.Screen(
                     id: $0.id,
                     name: $0.description.name,
+                    parameters: $0.description.parameters,
                     style: $0.description.style,
                     presenter: $0.presenter,
                     parent: $0.parent,
