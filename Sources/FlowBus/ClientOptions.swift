@@ -15,8 +15,9 @@ public struct ClientOptions: Sendable {
     /// How long `connect` of each client waits for
     /// flowd before failing with ``FlowBusError/Code/unreachable``.
     public var connectTimeout: Duration
-    /// The most steps that may wait for their fate at once; emitting more fails with
-    /// ``FlowBusError/Code/queueFull`` instead of letting memory grow while flowd is away.
+    /// The most steps that may wait for their fate at once (1 to 256: flowd remembers the last 256 fates of each
+    /// sender, to answer resent steps); emitting more fails with ``FlowBusError/Code/queueFull`` instead of letting
+    /// memory grow while flowd is away.
     public var maxOutstandingSteps: Int
     /// The first wait before reconnecting after a lost connection; it doubles on each failure...
     public var reconnectInterval: Duration
@@ -31,7 +32,7 @@ public struct ClientOptions: Sendable {
         id: String? = nil,
         curve: ClientCurve? = nil,
         connectTimeout: Duration = .seconds(5),
-        maxOutstandingSteps: Int = 1024,
+        maxOutstandingSteps: Int = 256,
         reconnectInterval: Duration = .milliseconds(100),
         reconnectIntervalMax: Duration = .seconds(5),
         logger: Logger = Logger(label: "flowbus.client", factory: { _ in SwiftLogNoOpLogHandler() })

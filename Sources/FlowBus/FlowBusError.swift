@@ -12,8 +12,10 @@ public struct FlowBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case closed
         /// The options cannot work (an empty or too long id, a bad endpoint...).
         case invalidOptions
-        /// flowd did not answer a query in time.
+        /// flowd did not answer in time.
         case timedOut
+        /// The message is larger than flowd takes (WELCOME's `maxMessageSize`); it was not sent.
+        case tooLarge
     }
 
     /// The kind of failure.

@@ -65,6 +65,37 @@ import Testing
         await ticker.close()
     }
 
+    @Test func emitsFromAlreadyCancelledTasksAreStillSentAndHoldNoPlaceInTheQueue() async throws {
+        let daemon = try Daemon(flows: try flowsFile(tickerFlows))
+        let ticker = try await StepperClient.connect(
+            session: "kiosk",
+            name: "ticker",
+            options: daemon.options(maxOutstandingSteps: 2)
+        )
+        for n in 1...5 {
+            let cancelled = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await ticker.emit("tick", ["n": .int(n)])
+            }
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+        }
+        #expect(try await ticker.emit("tick", ["n": 6]).isAccepted)
+        try await eventually { try await daemon.tickNumbers(session: "kiosk") == [1, 2, 3, 4, 5, 6] }
+        await ticker.close()
+    }
+
+    @Test func aStepTooLargeForFlowdFailsAloneAndTheConnectionGoesOn() async throws {
+        let daemon = try Daemon(flows: try flowsFile(tickerFlows), ["--max-message-size", "4096"])
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: daemon.options())
+        await #expect {
+            _ = try await ticker.emit("tick", ["n": 1, "padding": .string(String(repeating: "x", count: 10_000))])
+        } throws: { error in
+            (error as? FlowBusError)?.code == .tooLarge
+        }
+        #expect(try await ticker.emit("tick", ["n": 2]).isAccepted)
+        await ticker.close()
+    }
+
     @Test func cancellingAWaitingEmitLeavesTheConnectionWorkingAndTheStepDelivered() async throws {
         let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
         let relay = try TCPRelay(upstream: daemon.endpoints.control)

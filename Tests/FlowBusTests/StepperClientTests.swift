@@ -66,6 +66,17 @@ enum MovieStep: StepRepresentable, Codable, Equatable {
         await #expect(throws: FlowBusError.self) {
             _ = try await StepperClient.connect(session: "kiosk", name: "app", options: longID)
         }
+        // More outstanding steps than flowd remembers fates for; no wait between reconnections.
+        var tooMany = missing
+        tooMany.maxOutstandingSteps = 1000
+        await #expect(throws: FlowBusError.self) {
+            _ = try await StepperClient.connect(session: "kiosk", name: "app", options: tooMany)
+        }
+        var noWait = missing
+        noWait.reconnectInterval = .zero
+        await #expect(throws: FlowBusError.self) {
+            _ = try await StepperClient.connect(session: "kiosk", name: "app", options: noWait)
+        }
     }
 
     @Test func aSecondProcessCannotTakeANameInUseInTheSession() async throws {

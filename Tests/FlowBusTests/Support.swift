@@ -38,7 +38,7 @@ struct Daemon {
     }
 
     /// Options for a client of this daemon.
-    func options(connectTimeout: Duration = .seconds(10), maxOutstandingSteps: Int = 1024) -> ClientOptions {
+    func options(connectTimeout: Duration = .seconds(10), maxOutstandingSteps: Int = 256) -> ClientOptions {
         ClientOptions(endpoints: endpoints, connectTimeout: connectTimeout, maxOutstandingSteps: maxOutstandingSteps)
     }
 }

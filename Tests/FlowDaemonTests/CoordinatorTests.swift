@@ -435,6 +435,23 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.coordinator.counters.errors["flood"] == 102)
     }
 
+    @Test func aStepperAndAPresenterOfTheSameNameNumberTheirStepsApart() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/main-stepper", name: "main")
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        let fromStepper = bus.send(
+            .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)),
+            from: "kiosk/main-stepper"
+        )
+        let fromPresenter = bus.send(
+            .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)),
+            from: "kiosk/main"
+        )
+        #expect(fate(fromStepper) != nil)
+        #expect(fate(fromPresenter) != nil)
+        #expect(bus.coordinator.counters.stepsIn == 2)
+    }
+
     @Test func sessionDataIsAnsweredOnceSet() throws {
         var bus = try Bus()
         _ = bus.hello(.stepper, "kiosk/app", name: "app")

@@ -14,8 +14,8 @@ extension ConnectionLoop {
         case .snapshot(let snapshot):
             received(snapshot)
         case .reply(let reply):
-            if let id = envelope.header.correlation, let query = queries.removeValue(forKey: id) {
-                query.reply.resume(with: .success(reply.result))
+            if let id = envelope.header.correlation, let answer = answers.removeValue(forKey: id) {
+                answer.reply.resume(with: .success(reply.result))
             }
         case .guardQuestion(let question):
             connection.questions?.yield(GuardClient.Question(question, session: envelope.header.session))
@@ -31,8 +31,10 @@ extension ConnectionLoop {
         registered = true
         helloSentAt = nil
         helloRetry = setup.options.reconnectInterval * 2
-        heartbeatInterval = .milliseconds(welcome.heartbeatInterval)
-        heartbeatTimeout = .milliseconds(welcome.heartbeatTimeout)
+        // Bounded below: a daemon saying 0 must not make the loop spin.
+        heartbeatInterval = .milliseconds(max(10, welcome.heartbeatInterval))
+        heartbeatTimeout = .milliseconds(max(20, welcome.heartbeatTimeout))
+        maxMessageSize = welcome.maxMessageSize
         // A restarted process continues above what flowd has applied for its name.
         lastSequence = max(lastSequence, welcome.lastSequence ?? 0)
         connection.welcome.withLock { $0 = welcome }
@@ -49,6 +51,11 @@ extension ConnectionLoop {
             send(message, session: session)
         }
         unsent = []
+        let asks = unsentAsks
+        unsentAsks = []
+        for answer in asks {
+            ask(answer)
+        }
         if setup.role == .presenter {
             requestSnapshot(hasBuilt ? .reconnected : .start)
         }
@@ -59,6 +66,9 @@ extension ConnectionLoop {
     private func acknowledged(_ ack: StepAck) {
         // A second acknowledgement of a resent step finds nothing: its fate was given already.
         guard let step = inFlight.removeValue(forKey: ack.sequence) else { return }
+        if let id = step.messageID {
+            sequenceOfMessage[id] = nil
+        }
         connection.releaseStep()
         step.fate?.resume(with: .success(Fate(ack.fate)))
     }
@@ -79,7 +89,9 @@ extension ConnectionLoop {
                 self.startup = nil
                 running = false
             } else {
+                // Registration is retried (with back-off); what waits for an answer learns why none comes.
                 setup.options.logger.info("flowd refused to register this client again: \(failure)")
+                failWaiting(failure)
             }
             return
         }
@@ -90,8 +102,8 @@ extension ConnectionLoop {
             step.fate?.resume(with: .failure(FlowBusError(.refused, error.message, daemonCode: error.code)))
             return
         }
-        if let correlation, let query = queries.removeValue(forKey: correlation) {
-            query.reply.resume(with: .failure(FlowBusError(.refused, error.message, daemonCode: error.code)))
+        if let correlation, let answer = answers.removeValue(forKey: correlation) {
+            answer.reply.resume(with: .failure(FlowBusError(.refused, error.message, daemonCode: error.code)))
             return
         }
         setup.options.logger.info("flowd refused a message: \(error.code): \(error.message)")

@@ -10,8 +10,14 @@ extension ConnectionLoop {
         // The first reason wins: a restart seen first stays the reason even if a gap follows.
         snapshotReason = snapshotReason ?? reason
         if registered {
-            send(.snapshotRequest(SnapshotRequest()), session: setup.session)
+            sendSnapshotRequest()
         }
+    }
+
+    /// Sends SNAPSHOT_REQUEST (again, when the last one went unanswered for too long).
+    func sendSnapshotRequest() {
+        snapshotRequestedAt = clock.now
+        send(.snapshotRequest(SnapshotRequest()), session: setup.session)
     }
 
     /// A published batch: applied when it is the next one of this run of flowd, else a resync.
@@ -74,6 +80,7 @@ extension ConnectionLoop {
             }
         }
         snapshotReason = nil
+        snapshotRequestedAt = nil
         tree = screens
         epoch = snapshot.epoch
         applied = snapshot.sequence
@@ -86,7 +93,9 @@ extension ConnectionLoop {
                 Rebuild(reason: reason, commands: snapshot.commands, sequence: snapshot.sequence, screens: screens)
             )
         )
-        let waiting = buffered.sorted { $0.sequence < $1.sequence }
+        // Only what follows the snapshot in this run of flowd; older batches (another run's) are dropped.
+        let waiting = buffered.filter { $0.epoch == snapshot.epoch && $0.sequence > snapshot.sequence }
+            .sorted { $0.sequence < $1.sequence }
         buffered = []
         for batch in waiting {
             received(batch)

@@ -7,17 +7,22 @@ import ZeroMQ
 /// numbers, steps waiting for their fate, the presenter's screens), and nothing else touches them.
 ///
 /// It registers with HELLO whenever the DEALER (re)connects, resends the steps still waiting for their fate after
-/// each WELCOME (flowd applies each sequence once), heartbeats when idle, replaces a connection that went silent,
+/// each WELCOME (flowd applies each sequence once), heartbeats when idle, replaces connections that went silent,
 /// and keeps a presenter's screens in step with flowd's command stream, resyncing from a snapshot when needed.
 final class ConnectionLoop {
-    /// A step or deep link sent and not yet acknowledged.
+    /// A step or deep link taken and not yet acknowledged.
     struct InFlight {
         let message: FlowWire.Message
         let fate: PendingReply<Fate>?
+        /// The id of the message that last carried it, and when it went.
+        var messageID: UInt64?
+        var sentAt: ContinuousClock.Instant?
     }
 
-    /// A query waiting for its reply.
-    struct WaitingQuery {
+    /// A message that waits for a REPLY.
+    struct WaitingAnswer {
+        let message: FlowWire.Message
+        let session: String?
         let reply: PendingReply<JSONValue>
         let deadline: ContinuousClock.Instant
     }
@@ -32,9 +37,11 @@ final class ConnectionLoop {
 
     var dealer: Socket
     var monitor: SocketMonitor
-    let subscriber: Socket?
+    var subscriber: Socket?
+    var subscriberMonitor: SocketMonitor?
     var poller = Poller()
     var running = true
+    var closeWaiters: [PendingReply<Void>] = []
 
     // Registration and liveness.
     var connected = false
@@ -46,6 +53,7 @@ final class ConnectionLoop {
     var lastSent: ContinuousClock.Instant
     var heartbeatInterval: Duration = .seconds(1)
     var heartbeatTimeout: Duration = .seconds(5)
+    var maxMessageSize = 1 << 20
 
     // Messages.
     var lastMessageID: UInt64 = 0
@@ -53,13 +61,15 @@ final class ConnectionLoop {
     var inFlight: [UInt64: InFlight] = [:]
     var sequenceOfMessage: [UInt64: UInt64] = [:]
     var unsent: [(message: FlowWire.Message, session: String?)] = []
-    var queries: [UInt64: WaitingQuery] = [:]
+    var answers: [UInt64: WaitingAnswer] = [:]
+    var unsentAsks: [WaitingAnswer] = []
 
     // A presenter's screens.
     var tree = ScreenTree()
     var epoch: String?
     var applied: UInt64 = 0
     var snapshotReason: RebuildReason?
+    var snapshotRequestedAt: ContinuousClock.Instant?
     var buffered: [CommandsMessage] = []
     var reportedVisible: Set<PresentableID> = []
     /// Whether the application reports visibility with `reportVisible` (then dismissals report what they uncover).
@@ -93,14 +103,9 @@ final class ConnectionLoop {
         do {
             context = try BusConnection.context.get()
             (dealer, monitor) = try Self.makeDealer(setup, context: context)
-            if setup.role == .presenter, let session = setup.session {
-                let subscriber = try Socket(.subscriber, context: context)
-                try Self.configure(subscriber, setup)
-                try subscriber.subscribe("cmd/\(session)/\(setup.name)")
-                try subscriber.connect(setup.options.endpoints.events)
+            if let (subscriber, monitor) = try Self.makeSubscriber(setup, context: context) {
                 self.subscriber = subscriber
-            } else {
-                subscriber = nil
+                subscriberMonitor = monitor
             }
         } catch {
             throw FlowBusError(.invalidOptions, "cannot connect to \(setup.options.endpoints.control): \(error)")
@@ -110,10 +115,7 @@ final class ConnectionLoop {
         rebuildPoller()
     }
 
-    private static func makeDealer(
-        _ setup: ConnectionSetup,
-        context: Context
-    ) throws(ZeroMQError) -> (Socket, SocketMonitor) {
+    static func makeDealer(_ setup: ConnectionSetup, context: Context) throws(ZeroMQError) -> (Socket, SocketMonitor) {
         // A short linger lets BYE leave when the client closes.
         let dealer = try Socket(.dealer, context: context, linger: .milliseconds(200))
         try dealer.setOption(.routingID, Array(setup.id.utf8))
@@ -121,6 +123,20 @@ final class ConnectionLoop {
         let monitor = try dealer.monitor()
         try dealer.connect(setup.options.endpoints.control)
         return (dealer, monitor)
+    }
+
+    /// A presenter's SUB, subscribed to its commands (and nothing for other roles).
+    static func makeSubscriber(
+        _ setup: ConnectionSetup,
+        context: Context
+    ) throws(ZeroMQError) -> (Socket, SocketMonitor)? {
+        guard setup.role == .presenter, let session = setup.session else { return nil }
+        let subscriber = try Socket(.subscriber, context: context)
+        try configure(subscriber, setup)
+        try subscriber.subscribe("cmd/\(session)/\(setup.name)")
+        let monitor = try subscriber.monitor()
+        try subscriber.connect(setup.options.endpoints.events)
+        return (subscriber, monitor)
     }
 
     private static func configure(_ socket: Socket, _ setup: ConnectionSetup) throws(ZeroMQError) {
@@ -135,13 +151,15 @@ final class ConnectionLoop {
     private var dealerIndex = 0
     private var monitorIndex = 0
     private var subscriberIndex: Int?
+    private var subscriberMonitorIndex: Int?
 
-    private func rebuildPoller() {
+    func rebuildPoller() {
         poller = Poller()
         wakeupIndex = poller.register(fileDescriptor: connection.wakeup.fileDescriptor)
         dealerIndex = poller.register(dealer)
         monitorIndex = poller.register(monitor.socket)
         subscriberIndex = subscriber.map { poller.register($0) }
+        subscriberMonitorIndex = subscriberMonitor.map { poller.register($0.socket) }
     }
 
     // MARK: The loop
@@ -165,6 +183,8 @@ final class ConnectionLoop {
                     watchConnection()
                 case subscriberIndex:
                     receivePublished()
+                case subscriberMonitorIndex:
+                    watchSubscription()
                 default:
                     break
                 }
@@ -175,23 +195,6 @@ final class ConnectionLoop {
             keepAlive()
         }
         finish()
-    }
-
-    /// The next moment something must be done even without traffic.
-    private func nextDeadline() -> ContinuousClock.Instant {
-        var deadline = clock.now + .seconds(1)
-        if startup != nil {
-            deadline = min(deadline, startupDeadline)
-        }
-        if registered {
-            deadline = min(deadline, lastSent + heartbeatInterval, lastHeard + heartbeatTimeout)
-        } else if connected, let helloSentAt {
-            deadline = min(deadline, helloSentAt + helloRetry)
-        }
-        for query in queries.values {
-            deadline = min(deadline, query.deadline)
-        }
-        return deadline
     }
 
     private func receiveFromDaemon() {
@@ -210,6 +213,7 @@ final class ConnectionLoop {
         guard let subscriber else { return }
         while let message = try? subscriber.receive(dontWait: true) {
             guard let envelope = try? codec.decode(Array(message.frames.dropFirst())),
+                envelope.header.session == setup.session,
                 case .commands(let commands) = envelope.message
             else {
                 continue
@@ -235,171 +239,12 @@ final class ConnectionLoop {
         }
     }
 
-    // MARK: Liveness
-
-    private func keepAlive() {
-        let now = clock.now
-        if let startup, now >= startupDeadline {
-            startup.resume(
-                with: .failure(
-                    FlowBusError(
-                        .unreachable,
-                        "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); is it running?"
-                    )
-                )
-            )
-            self.startup = nil
-            running = false
-            return
-        }
-        for (id, query) in queries where now >= query.deadline {
-            queries[id] = nil
-            query.reply.resume(with: .failure(FlowBusError(.timedOut, "flowd did not answer in time")))
-        }
-        if registered {
-            if now - lastHeard > heartbeatTimeout {
-                setup.options.logger.info("flowd has been silent for \(heartbeatTimeout); opening a new connection")
-                replaceDealer()
-            } else if now - lastSent >= heartbeatInterval {
-                send(.heartbeat(Heartbeat()), session: setup.session)
+    /// The events connection came back: batches may have been published while it was away.
+    private func watchSubscription() {
+        while let event = try? subscriberMonitor?.next() {
+            if event.kind == .connected && hasBuilt {
+                requestSnapshot(.reconnected)
             }
-        } else if connected, let helloSentAt, now - helloSentAt >= helloRetry {
-            helloRetry = min(helloRetry * 2, setup.options.reconnectIntervalMax)
-            hello()
-        }
-    }
-
-    /// A new DEALER with the same routing id: flowd hands the id over to it.
-    private func replaceDealer() {
-        do {
-            (dealer, monitor) = try Self.makeDealer(setup, context: context)
-        } catch {
-            setup.options.logger.info("cannot open a new connection: \(error)")
-            running = false
-            return
-        }
-        connected = false
-        registered = false
-        helloSentAt = nil
-        lastHeard = clock.now
-        rebuildPoller()
-    }
-
-    func hello() {
-        helloSentAt = clock.now
-        helloID = send(
-            .hello(
-                Hello(
-                    role: setup.role,
-                    id: setup.id,
-                    name: setup.name,
-                    session: setup.session,
-                    capabilities: ["resend", "resync"]
-                )
-            ),
-            session: setup.session
-        )
-    }
-
-    // MARK: Sending
-
-    /// Sends a message now; returns its header id.
-    @discardableResult
-    func send(_ message: FlowWire.Message, session: String?) -> UInt64 {
-        lastMessageID += 1
-        let header = Header(
-            id: lastMessageID,
-            session: session,
-            sender: setup.id,
-            sentAt: Int64(Date().timeIntervalSince1970 * 1000)
-        )
-        // A full queue (flowd away for long) drops the message; steps are resent after the next WELCOME.
-        _ = try? dealer.send(frames: codec.encode(Envelope(header: header, message: message)), dontWait: true)
-        lastSent = clock.now
-        return lastMessageID
-    }
-
-    /// Sends a step or deep link, remembering which message carried it.
-    func transmit(_ sequence: UInt64) {
-        guard let step = inFlight[sequence] else { return }
-        sequenceOfMessage[send(step.message, session: setup.session)] = sequence
-    }
-
-    // MARK: Requests
-
-    private func handle(_ request: Request) {
-        switch request {
-        case .emit(let outbound, let fate):
-            lastSequence += 1
-            let message: FlowWire.Message =
-                switch outbound {
-                case .step(let step, let presentable):
-                    .step(StepMessage(step: step, sequence: lastSequence, presentable: presentable))
-                case .deepLink(let path):
-                    .deepLink(DeepLinkMessage(path: path, sequence: lastSequence))
-                }
-            inFlight[lastSequence] = InFlight(message: message, fate: fate)
-            if registered {
-                transmit(lastSequence)
-            }
-        case .send(let message, let session):
-            if registered {
-                send(message, session: session)
-            } else {
-                unsent.append((message, session))
-            }
-        case .reportVisible(let screens):
-            reportVisible(screens)
-        case .reportDismissed(let presentables):
-            reportDismissed(presentables)
-        case .ask(let message, let session, let reply, let timeout):
-            let id = send(message, session: session)
-            queries[id] = WaitingQuery(reply: reply, deadline: clock.now + timeout)
-        case .resync:
-            requestSnapshot(.inconsistent)
-        case .close(let done):
-            running = false
-            if let done {
-                closeWaiters.append(done)
-            }
-        }
-    }
-
-    var closeWaiters: [PendingReply<Void>] = []
-
-    /// Stops: BYE to flowd, every waiter told, the streams finished.
-    private func finish() {
-        if registered {
-            send(.bye(Bye(reason: "closed")), session: setup.session)
-        }
-        let closed = FlowBusError(.closed, "the client is closed")
-        for request in connection.closeQueue() {
-            switch request {
-            case .emit(_, let fate):
-                connection.releaseStep()
-                fate?.resume(with: .failure(closed))
-            case .ask(_, _, let reply, _):
-                reply.resume(with: .failure(closed))
-            case .close(let done):
-                done.map { closeWaiters.append($0) }
-            case .send, .reportVisible, .reportDismissed, .resync:
-                break
-            }
-        }
-        for step in inFlight.values {
-            connection.releaseStep()
-            step.fate?.resume(with: .failure(closed))
-        }
-        inFlight = [:]
-        for query in queries.values {
-            query.reply.resume(with: .failure(closed))
-        }
-        queries = [:]
-        startup?.resume(with: .failure(closed))
-        connection.updates?.finish()
-        connection.questions?.finish()
-        for waiter in closeWaiters {
-            waiter.resume(with: .success(()))
         }
     }
 }

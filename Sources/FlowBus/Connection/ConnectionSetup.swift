@@ -22,8 +22,19 @@ struct ConnectionSetup: Sendable {
         if let session, session.isEmpty {
             throw FlowBusError(.invalidOptions, "the session must not be empty")
         }
-        guard options.maxOutstandingSteps > 0 else {
-            throw FlowBusError(.invalidOptions, "maxOutstandingSteps must be at least 1")
+        // flowd remembers the fates of the last 256 steps of each sender, to answer them when they are resent.
+        guard (1...256).contains(options.maxOutstandingSteps) else {
+            throw FlowBusError(
+                .invalidOptions,
+                "maxOutstandingSteps must be 1 to 256, not \(options.maxOutstandingSteps)"
+            )
+        }
+        guard options.reconnectInterval >= .milliseconds(1), options.reconnectIntervalMax >= options.reconnectInterval
+        else {
+            throw FlowBusError(
+                .invalidOptions,
+                "reconnectInterval must be at least 1 ms, and reconnectIntervalMax at least reconnectInterval"
+            )
         }
         self.options = options
         self.role = role

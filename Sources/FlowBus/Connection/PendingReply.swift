@@ -15,7 +15,8 @@ final class PendingReply<Value: Sendable>: Sendable {
     init() {}
 
     /// Suspends the calling task until ``resume(with:)`` (or cancellation). `enqueue` runs once the caller is
-    /// suspended: it hands this reply to the connection's thread.
+    /// suspended: it hands this reply to the connection's thread — always, even when the task was cancelled
+    /// before, so that what was asked still happens (and what was counted for it is released).
     func wait(enqueue: () -> Void) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -26,9 +27,8 @@ final class PendingReply<Value: Sendable>: Sendable {
                 }
                 if finished {
                     continuation.resume(throwing: CancellationError())
-                } else {
-                    enqueue()
                 }
+                enqueue()
             }
         } onCancel: {
             resume(with: .failure(CancellationError()))

@@ -68,7 +68,9 @@ extension Coordinator {
             }
         }
         peers[peer] = Peer(id: peer, name: name, role: hello.role, session: session, lastHeard: now, lastSent: now)
-        let lastSequence = session.flatMap { steppers[StepperKey(session: $0, name: name)]?.lastSequence }
+        let lastSequence = session.flatMap {
+            steppers[StepperKey(session: $0, role: hello.role, name: name)]?.lastSequence
+        }
         let welcome = Welcome(
             daemonVersion: Self.version,
             id: peer,

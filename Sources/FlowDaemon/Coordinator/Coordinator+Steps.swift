@@ -53,7 +53,7 @@ extension Coordinator {
             )
             return
         }
-        let key = StepperKey(session: session, name: peer.name)
+        let key = StepperKey(session: session, role: peer.role, name: peer.name)
         guard admit(sequence, of: key, from: peer.id, correlation: header.id) else { return }
         counters.stepsIn += 1
         let (token, effects) = submit(&engine)

@@ -31,8 +31,10 @@ struct PendingAcknowledgement: Sendable, Hashable {
     let correlation: UInt64
 }
 
-/// A stepper in a session, by the name it registered with.
+/// A sender of steps in a session, by its role and the name it registered with (a stepper and a presenter may
+/// share a name; their sequences are their own).
 struct StepperKey: Sendable, Hashable {
     let session: SessionID
+    let role: Role
     let name: String
 }

@@ -1,0 +1,113 @@
+import FlowWire
+import Foundation
+
+extension ConnectionLoop {
+    /// The next moment something must be done even without traffic.
+    func nextDeadline() -> ContinuousClock.Instant {
+        var deadline = clock.now + .seconds(1)
+        if startup != nil {
+            deadline = min(deadline, startupDeadline)
+        }
+        if registered {
+            deadline = min(deadline, lastSent + heartbeatInterval, lastHeard + heartbeatTimeout)
+        } else if connected, let helloSentAt {
+            deadline = min(deadline, helloSentAt + helloRetry)
+        }
+        for answer in answers.values {
+            deadline = min(deadline, answer.deadline)
+        }
+        for answer in unsentAsks {
+            deadline = min(deadline, answer.deadline)
+        }
+        return deadline
+    }
+
+    /// Deadlines: the connect timeout, answers not given in time, heartbeats, silence, retries.
+    func keepAlive() {
+        let now = clock.now
+        if let startup, now >= startupDeadline {
+            startup.resume(
+                with: .failure(
+                    FlowBusError(
+                        .unreachable,
+                        "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); is it running?"
+                    )
+                )
+            )
+            self.startup = nil
+            running = false
+            return
+        }
+        let late = FlowBusError(.timedOut, "flowd did not answer in time")
+        for (id, answer) in answers where now >= answer.deadline {
+            answers[id] = nil
+            answer.reply.resume(with: .failure(late))
+        }
+        unsentAsks.removeAll { answer in
+            guard now >= answer.deadline else { return false }
+            answer.reply.resume(with: .failure(late))
+            return true
+        }
+        if registered {
+            if now - lastHeard > heartbeatTimeout {
+                setup.options.logger.info("flowd has been silent for \(heartbeatTimeout); opening new connections")
+                replaceSockets()
+                return
+            }
+            retransmit(olderThan: now - heartbeatTimeout)
+            if now - lastSent >= heartbeatInterval {
+                send(.heartbeat(Heartbeat()), session: setup.session)
+            }
+        } else if connected, let helloSentAt, now - helloSentAt >= helloRetry {
+            helloRetry = min(helloRetry * 2, setup.options.reconnectIntervalMax)
+            hello()
+        }
+    }
+
+    /// Sends again what has waited too long for an answer (a message dropped on the way: a full queue, a flood
+    /// refusal). flowd applies a step once whatever the number of copies.
+    private func retransmit(olderThan moment: ContinuousClock.Instant) {
+        for sequence in inFlight.keys.sorted() where (inFlight[sequence]?.sentAt ?? moment) < moment {
+            transmit(sequence)
+        }
+        if snapshotReason != nil, let requested = snapshotRequestedAt, requested < moment {
+            sendSnapshotRequest()
+        }
+    }
+
+    /// New sockets with the same routing id: flowd hands the id over to the new DEALER.
+    func replaceSockets() {
+        do {
+            (dealer, monitor) = try Self.makeDealer(setup, context: context)
+            if let (subscriber, monitor) = try Self.makeSubscriber(setup, context: context) {
+                self.subscriber = subscriber
+                subscriberMonitor = monitor
+            }
+        } catch {
+            setup.options.logger.info("cannot open new connections, the client stops: \(error)")
+            running = false
+            return
+        }
+        connected = false
+        registered = false
+        helloSentAt = nil
+        lastHeard = clock.now
+        rebuildPoller()
+    }
+
+    func hello() {
+        helloSentAt = clock.now
+        helloID = send(
+            .hello(
+                Hello(
+                    role: setup.role,
+                    id: setup.id,
+                    name: setup.name,
+                    session: setup.session,
+                    capabilities: ["resend", "resync"]
+                )
+            ),
+            session: setup.session
+        )
+    }
+}

@@ -1,0 +1,141 @@
+import FlowCore
+import FlowWire
+import Foundation
+
+extension ConnectionLoop {
+    /// Sends a message now; returns its header id, or `nil` when it is larger than flowd takes (not sent).
+    @discardableResult
+    func send(_ message: FlowWire.Message, session: String?) -> UInt64? {
+        lastMessageID += 1
+        let header = Header(
+            id: lastMessageID,
+            session: session,
+            sender: setup.id,
+            sentAt: Int64(Date().timeIntervalSince1970 * 1000)
+        )
+        let frames = codec.encode(Envelope(header: header, message: message))
+        guard frames[2].count <= codec.maxHeaderSize, frames[3].count <= maxMessageSize else {
+            return nil
+        }
+        // A full queue (flowd away for long) drops the message; what waits for an answer is sent again later.
+        _ = try? dealer.send(frames: frames, dontWait: true)
+        lastSent = clock.now
+        return lastMessageID
+    }
+
+    /// Sends a step or deep link, remembering which message carried it; one too large to send fails.
+    func transmit(_ sequence: UInt64) {
+        guard var step = inFlight[sequence] else { return }
+        if let previous = step.messageID {
+            sequenceOfMessage[previous] = nil
+        }
+        guard let id = send(step.message, session: setup.session) else {
+            inFlight[sequence] = nil
+            connection.releaseStep()
+            step.fate?.resume(with: .failure(tooLarge))
+            return
+        }
+        sequenceOfMessage[id] = sequence
+        step.messageID = id
+        step.sentAt = clock.now
+        inFlight[sequence] = step
+    }
+
+    private var tooLarge: FlowBusError {
+        FlowBusError(.tooLarge, "the message is larger than flowd's limit of \(maxMessageSize) bytes; it was not sent")
+    }
+
+    /// Carries out an API call.
+    func handle(_ request: Request) {
+        switch request {
+        case .emit(let outbound, let fate):
+            lastSequence += 1
+            let message: FlowWire.Message =
+                switch outbound {
+                case .step(let step, let presentable):
+                    .step(StepMessage(step: step, sequence: lastSequence, presentable: presentable))
+                case .deepLink(let path):
+                    .deepLink(DeepLinkMessage(path: path, sequence: lastSequence))
+                }
+            inFlight[lastSequence] = InFlight(message: message, fate: fate)
+            if registered {
+                transmit(lastSequence)
+            }
+        case .send(let message, let session):
+            if registered {
+                send(message, session: session)
+            } else {
+                unsent.append((message, session))
+            }
+        case .reportVisible(let screens):
+            reportVisible(screens)
+        case .reportDismissed(let presentables):
+            reportDismissed(presentables)
+        case .ask(let message, let session, let reply, let timeout):
+            ask(WaitingAnswer(message: message, session: session, reply: reply, deadline: clock.now + timeout))
+        case .resync:
+            requestSnapshot(.inconsistent)
+        case .close(let done):
+            running = false
+            if let done {
+                closeWaiters.append(done)
+            }
+        }
+    }
+
+    /// Sends a message that flowd answers with a REPLY, once registered.
+    func ask(_ answer: WaitingAnswer) {
+        guard registered else {
+            unsentAsks.append(answer)
+            return
+        }
+        guard let id = send(answer.message, session: answer.session) else {
+            answer.reply.resume(with: .failure(tooLarge))
+            return
+        }
+        answers[id] = answer
+    }
+
+    /// Fails every step in flight and every answer awaited (the daemon refused to register the client again).
+    func failWaiting(_ error: FlowBusError) {
+        for step in inFlight.values {
+            connection.releaseStep()
+            step.fate?.resume(with: .failure(error))
+        }
+        inFlight = [:]
+        sequenceOfMessage = [:]
+        for answer in Array(answers.values) + unsentAsks {
+            answer.reply.resume(with: .failure(error))
+        }
+        answers = [:]
+        unsentAsks = []
+    }
+
+    /// Stops: BYE to flowd, every waiter told, the streams finished.
+    func finish() {
+        if registered {
+            send(.bye(Bye(reason: "closed")), session: setup.session)
+        }
+        let closed = FlowBusError(.closed, "the client is closed")
+        for request in connection.closeQueue() {
+            switch request {
+            case .emit(_, let fate):
+                connection.releaseStep()
+                fate?.resume(with: .failure(closed))
+            case .ask(_, _, let reply, _):
+                reply.resume(with: .failure(closed))
+            case .close(let done):
+                done.map { closeWaiters.append($0) }
+            case .send, .reportVisible, .reportDismissed, .resync:
+                break
+            }
+        }
+        failWaiting(closed)
+        startup?.resume(with: .failure(closed))
+        connection.updates?.finish()
+        connection.questions?.finish()
+        for waiter in closeWaiters {
+            waiter.resume(with: .success(()))
+        }
+    }
+}
