@@ -13,6 +13,10 @@ public final class Socket {
     public let type: SocketType
     /// Whether received messages carry the ZAP user id (set when the socket becomes a CURVE server).
     var capturesUserID = false
+    /// The receiving end of this socket's monitor (see ``monitor()``), kept open until this socket is closed: the
+    /// monitor is stopped first — libzmq 4.3 otherwise keeps its internal socket and file descriptors until the
+    /// context ends — and stopping sends a last event, which needs its receiver.
+    var monitorReceiver: Socket?
 
     /// Creates a socket of `type` in `context`.
     /// - Parameter linger: how long unsent messages may delay closing; `nil` waits until they are sent,
@@ -33,6 +37,9 @@ public final class Socket {
     }
 
     deinit {
+        if monitorReceiver != nil {
+            _ = zmq_socket_monitor(handle, nil, 0)
+        }
         _ = zmq_close(handle)
     }
 

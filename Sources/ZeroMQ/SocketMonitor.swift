@@ -67,7 +67,11 @@ extension Socket {
         let endpoint = "inproc://flowbus-monitor-\(number)"
         try libzmqChecked("zmq_socket_monitor") { zmq_socket_monitor(handle, endpoint, ZMQ_EVENT_ALL) }
         let pair = try Socket(.pair, context: context)
+        // No limit on queued events: the monitor's sends block when its receiver is full, and the last one is sent
+        // when this socket closes, whether or not anyone still reads.
+        try pair.setOption(.receiveHighWaterMark, 0)
         try pair.connect(endpoint)
+        monitorReceiver = pair
         return SocketMonitor(socket: pair)
     }
 }

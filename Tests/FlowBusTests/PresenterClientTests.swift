@@ -99,14 +99,15 @@ import Testing
         #expect(try await ticker.emit("tick", ["n": 1]).isAccepted)
         #expect(try await ticker.emit("tick", ["n": 2]).isAccepted)
         relay.restore()
-        // Navigations go on; the first batch the presenter sees once reconnected is beyond those it missed.
+        // Navigations go on. The presenter resyncs either because its events connection came back (`reconnected`)
+        // or because the first batch it sees is beyond those it missed (`gap`), whichever it notices first.
         var n = 2
         try await eventually {
             n += 1
             let fate = try await ticker.emit("tick", ["n": .int(n)])
             #expect(fate.isAccepted)
-            return presenter.updates.contains { update in
-                if case .rebuild(let rebuild) = update { rebuild.reason == .gap } else { false }
+            return presenter.updates.dropFirst().contains { update in
+                if case .rebuild(let rebuild) = update { [.gap, .reconnected].contains(rebuild.reason) } else { false }
             }
         }
         try await presenter.wait { _ in

@@ -70,7 +70,7 @@ import Testing
         let ticker = try await StepperClient.connect(
             session: "kiosk",
             name: "ticker",
-            options: daemon.options(maxOutstandingSteps: 2)
+            options: daemon.options(maxOutstandingSteps: 8)
         )
         for n in 1...5 {
             let cancelled = Task {
@@ -80,7 +80,11 @@ import Testing
             await #expect(throws: CancellationError.self) { try await cancelled.value }
         }
         #expect(try await ticker.emit("tick", ["n": 6]).isAccepted)
-        try await eventually { try await daemon.tickNumbers(session: "kiosk") == [1, 2, 3, 4, 5, 6] }
+        // Each cancelled one was sent, and once acknowledged gave its place back: 8 more fit.
+        #expect(try await daemon.tickNumbers(session: "kiosk") == [1, 2, 3, 4, 5, 6])
+        try await eventually {
+            (try? (0..<8).forEach { try ticker.post(Step("tick", ["n": .int(10 + $0)])) }) != nil
+        }
         await ticker.close()
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ZeroMQ
 
@@ -48,5 +49,29 @@ import ZeroMQ
         #expect(ready.map(\.index) == [eventsIndex])
         #expect(try events.next()?.kind == .listening)
         #expect(try events.next() == nil)
+    }
+
+    // libzmq 4.3 keeps a monitor's internal socket until the context ends unless the monitor is stopped before
+    // the socket closes: a client that reconnects for days would run out of file descriptors.
+    @Test func closingMonitoredSocketsReleasesTheirFileDescriptors() throws {
+        let context = try Context()
+        let router = try Socket(.router, context: context)
+        let endpoint = try router.bindFresh(.ipc)
+        func openDescriptors() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        }
+        let before = openDescriptors()
+        for _ in 0..<100 {
+            let dealer = try Socket(.dealer, context: context)
+            let monitor = try dealer.monitor()
+            try dealer.connect(endpoint)
+            _ = try monitor.next(within: .milliseconds(1))
+        }
+        // Closing is finished by libzmq's reaper thread: wait for it, with a deadline.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while openDescriptors() > before + 10 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(openDescriptors() <= before + 10)
     }
 }
