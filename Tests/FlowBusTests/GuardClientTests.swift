@@ -30,7 +30,8 @@ private let guardedFlows = """
 @Suite struct GuardClientTests {
     @Test(arguments: [true, false])
     func aGuardsAnswerDecidesTheStep(allowed: Bool) async throws {
-        let daemon = try Daemon(flows: try flowsFile(guardedFlows))
+        // A generous guard timeout: the answer must not lose a race with a busy test machine.
+        let daemon = try Daemon(flows: try flowsFile(guardedFlows), ["--guard-timeout", "10000"])
         let asked = Locked<[GuardClient.Question]>([])
         let parental = try await GuardClient.connect(name: "parental", options: daemon.options()) { question in
             asked.withLock { $0.append(question) }

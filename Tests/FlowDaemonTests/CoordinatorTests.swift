@@ -376,7 +376,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
         #expect(published(bus).isEmpty)
 
-        bus.coordinator.subscription(Array("ins/".utf8), subscribed: true)
+        _ = bus.coordinator.subscription(Array("ins/".utf8), subscribed: true, now: bus.now)
         bus.send(.step(StepMessage(step: Step("teleport"), sequence: 2)), from: "kiosk/app")
         bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 3)), from: "kiosk/app")
         let events = published(bus)
@@ -389,7 +389,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(fate.fields["accepted"] == true)
         #expect(fate.fields["flows"] == [1])
 
-        bus.coordinator.subscription(Array("ins/".utf8), subscribed: false)
+        _ = bus.coordinator.subscription(Array("ins/".utf8), subscribed: false, now: bus.now)
         let count = published(bus).count
         bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 4)), from: "kiosk/app")
         #expect(published(bus).count == count)
@@ -450,6 +450,21 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(fate(fromStepper) != nil)
         #expect(fate(fromPresenter) != nil)
         #expect(bus.coordinator.counters.stepsIn == 2)
+    }
+
+    @Test func aPresentersSubscriptionIsConfirmedOnItsTopic() throws {
+        var bus = try Bus()
+        let out = bus.coordinator.subscription(Array("cmd/kiosk/7/main".utf8), subscribed: true, now: bus.now)
+        guard case .publish(let topic, let frames) = try #require(out.first) else {
+            Issue.record("nothing published")
+            return
+        }
+        #expect(topic == "cmd/kiosk/7/main")
+        let envelope = try WireCodec().decode(frames)
+        #expect(envelope.message == .heartbeat(Heartbeat()))
+        #expect(envelope.header.session == "kiosk/7")
+        #expect(bus.coordinator.subscription(Array("cmd/kiosk/7/main".utf8), subscribed: false, now: bus.now).isEmpty)
+        #expect(bus.coordinator.subscription(Array("cmd/".utf8), subscribed: true, now: bus.now).isEmpty)
     }
 
     @Test func sessionDataIsAnsweredOnceSet() throws {

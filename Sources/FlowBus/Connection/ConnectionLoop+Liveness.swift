@@ -73,6 +73,11 @@ extension ConnectionLoop {
         if snapshotReason != nil, let requested = snapshotRequestedAt, requested < moment {
             sendSnapshotRequest()
         }
+        // A confirmation can be lost too (a full queue): after a while, the subscription is taken as live.
+        if setup.role == .presenter, !subscriptionLive, lastSubscribed < moment {
+            setup.options.logger.info("flowd did not confirm the subscription; resyncing anyway")
+            subscriptionConfirmed()
+        }
     }
 
     /// New sockets with the same routing id: flowd hands the id over to the new DEALER.
@@ -90,6 +95,8 @@ extension ConnectionLoop {
         }
         connected = false
         registered = false
+        subscriptionLive = false
+        lastSubscribed = clock.now
         helloSentAt = nil
         lastHeard = clock.now
         rebuildPoller()

@@ -6,7 +6,12 @@ extension ConnectionLoop {
     func handle(_ envelope: Envelope) {
         switch envelope.message {
         case .welcome(let welcome):
-            welcomed(welcome)
+            // Only the answer to the last HELLO counts: answers to earlier ones (sent again while flowd was slow)
+            // would register the client twice.
+            if envelope.header.correlation == helloID {
+                helloID = nil
+                welcomed(welcome)
+            }
         case .stepAck(let ack):
             acknowledged(ack)
         case .error(let error):

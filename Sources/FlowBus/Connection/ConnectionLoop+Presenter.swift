@@ -9,7 +9,16 @@ extension ConnectionLoop {
         guard setup.role == .presenter else { return }
         // The first reason wins: a restart seen first stays the reason even if a gap follows.
         snapshotReason = snapshotReason ?? reason
-        if registered {
+        if registered && subscriptionLive {
+            sendSnapshotRequest()
+        }
+    }
+
+    /// flowd confirmed the subscription: a snapshot asked for from now on leaves no gap.
+    func subscriptionConfirmed() {
+        let wasLive = subscriptionLive
+        subscriptionLive = true
+        if !wasLive, snapshotReason != nil, registered {
             sendSnapshotRequest()
         }
     }

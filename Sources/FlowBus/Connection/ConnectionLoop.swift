@@ -70,6 +70,11 @@ final class ConnectionLoop {
     var applied: UInt64 = 0
     var snapshotReason: RebuildReason?
     var snapshotRequestedAt: ContinuousClock.Instant?
+    /// Whether flowd confirmed the presenter's subscription (a HEARTBEAT on its topic): only then does a snapshot
+    /// leave no gap, so it is asked for only then.
+    var subscriptionLive = false
+    /// When the events connection was last (re)made.
+    var lastSubscribed: ContinuousClock.Instant
     var buffered: [CommandsMessage] = []
     var reportedVisible: Set<PresentableID> = []
     /// Whether the application reports visibility with `reportVisible` (then dismissals report what they uncover).
@@ -99,6 +104,7 @@ final class ConnectionLoop {
         startupDeadline = now + setup.options.connectTimeout
         lastHeard = now
         lastSent = now
+        lastSubscribed = now
         helloRetry = setup.options.reconnectInterval * 2
         do {
             context = try BusConnection.context.get()
@@ -213,12 +219,18 @@ final class ConnectionLoop {
         guard let subscriber else { return }
         while let message = try? subscriber.receive(dontWait: true) {
             guard let envelope = try? codec.decode(Array(message.frames.dropFirst())),
-                envelope.header.session == setup.session,
-                case .commands(let commands) = envelope.message
+                envelope.header.session == setup.session
             else {
                 continue
             }
-            received(commands)
+            switch envelope.message {
+            case .commands(let commands):
+                received(commands)
+            case .heartbeat:
+                subscriptionConfirmed()
+            default:
+                break
+            }
         }
     }
 
@@ -239,11 +251,22 @@ final class ConnectionLoop {
         }
     }
 
-    /// The events connection came back: batches may have been published while it was away.
+    /// The events connection came back: batches may have been published while it was away. The snapshot waits
+    /// until flowd confirms the subscription again.
     private func watchSubscription() {
         while let event = try? subscriberMonitor?.next() {
-            if event.kind == .connected && hasBuilt {
-                requestSnapshot(.reconnected)
+            switch event.kind {
+            case .connected:
+                // `subscriptionLive` is left alone: `.disconnected` cleared it, and flowd's confirmation for this
+                // connection may already have been read (it can come before this event).
+                lastSubscribed = clock.now
+                if hasBuilt {
+                    requestSnapshot(.reconnected)
+                }
+            case .disconnected:
+                subscriptionLive = false
+            default:
+                break
             }
         }
     }

@@ -91,11 +91,23 @@ public struct Coordinator: Sendable {
         return output
     }
 
-    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it.
-    public mutating func subscription(_ topic: [UInt8], subscribed: Bool) {
+    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it. A presenter's
+    /// subscription to its commands is answered with a HEARTBEAT on that topic: from then on it receives every
+    /// batch, so a snapshot it asks for after that leaves no gap.
+    public mutating func subscription(_ topic: [UInt8], subscribed: Bool, now: Int64) -> [Outgoing] {
+        self.now = max(self.now, now)
+        output = []
         if topic.starts(with: Array("ins/".utf8)) || topic.isEmpty {
             inspectionSubscriptions = max(0, inspectionSubscriptions + (subscribed ? 1 : -1))
         }
+        let text = String(decoding: topic, as: UTF8.self)
+        if subscribed, text.hasPrefix("cmd/"), let slash = text.lastIndex(of: "/"),
+            slash > text.index(text.startIndex, offsetBy: 3)
+        {
+            let session = SessionID(String(text[text.index(text.startIndex, offsetBy: 4)..<slash]))
+            publish(.heartbeat(Heartbeat()), topic: text, session: session)
+        }
+        return output
     }
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.

@@ -107,7 +107,12 @@ public final class DaemonServer: Sendable {
                 case eventsIndex:
                     while let message = try events.receive(dontWait: true) {
                         guard let frame = message.frames.first, let kind = frame.first else { continue }
-                        coordinator.subscription(Array(frame.dropFirst()), subscribed: kind == 1)
+                        let subscribed = kind == 1
+                        deliver(
+                            coordinator.subscription(Array(frame.dropFirst()), subscribed: subscribed, now: Self.now()),
+                            router,
+                            events
+                        )
                     }
                 case controlIndex:
                     guard let message = try control.receive(dontWait: true) else { continue }
