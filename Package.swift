@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlowBus", targets: ["FlowBus"]),
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowdemo", targets: ["flowdemo"]),
+        .executable(name: "flowctl", targets: ["flowctl"]),
     ],
     dependencies: [
         // YAML with line and column for every node: flow files are checked before they run.
@@ -41,6 +42,13 @@ let package = Package(
             dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "FlowDemo", dependencies: ["FlowBus"]),
+        .target(name: "FlowInspector", dependencies: ["FlowCore"]),
+        .executableTarget(
+            name: "flowctl",
+            dependencies: [
+                "FlowBus", "FlowInspector", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "flowdemo",
             dependencies: [
@@ -63,6 +71,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
+        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "TestSupport"]),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),
         .testTarget(
             name: "FlowBusTests",

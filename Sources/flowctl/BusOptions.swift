@@ -1,0 +1,78 @@
+import ArgumentParser
+import FlowBus
+import Foundation
+
+/// Where flowd is, shared by every subcommand.
+struct BusOptions: ParsableArguments {
+    @Option(help: "flowd's control endpoint. Default: its ipc endpoint in the runtime directory.")
+    var control: String?
+
+    @Option(help: "flowd's events endpoint. Default: its ipc endpoint in the runtime directory.")
+    var events: String?
+
+    @Option(help: "How long to wait for flowd, in milliseconds.")
+    var timeout = 3000
+
+    func validate() throws {
+        guard timeout > 0 else {
+            throw ValidationError("--timeout must be positive, not \(timeout)")
+        }
+        for endpoint in [control, events].compactMap({ $0 }) where !endpoint.contains("://") {
+            throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
+        }
+    }
+
+    var clientOptions: ClientOptions {
+        let defaults = Endpoints.defaultIPC()
+        return ClientOptions(
+            endpoints: Endpoints(control: control ?? defaults.control, events: events ?? defaults.events),
+            connectTimeout: .milliseconds(timeout)
+        )
+    }
+
+    /// An inspector connected to flowd; exits 69 with a clear message when flowd is not there.
+    func inspector() async throws -> InspectorClient {
+        do {
+            return try await InspectorClient.connect(options: clientOptions)
+        } catch let error as FlowBusError where error.code == .unreachable {
+            printError("flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)")
+            throw ExitCode(69)
+        }
+    }
+
+    /// Asks flowd; a refusal (an unknown session...) exits 1 with flowd's words.
+    func query(
+        _ inspector: InspectorClient,
+        _ what: String,
+        session: String? = nil
+    ) async throws -> JSONValue {
+        do {
+            return try await inspector.query(what, session: session, timeout: .milliseconds(timeout))
+        } catch let error as FlowBusError {
+            if error.daemonCode == "unknownSession", let session {
+                printError("flowctl: flowd has no session '\(session)' (flowctl list shows them)")
+            } else {
+                printError("flowctl: \(what): \(error.message)")
+            }
+            throw ExitCode(error.code == .timedOut ? 69 : 1)
+        }
+    }
+}
+
+/// A duration in milliseconds, with three decimals.
+func milliseconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    return String(format: "%.3f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Prints a JSON value on one line.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
