@@ -14,8 +14,8 @@ import ZeroMQ
         let daemon = try Daemon(
             .tcp,
             [
-                "--curve-secret-key", server.secretKey.z85, "--authorize", "kiosk/app=\(app.publicKey.z85)",
-                "--authorize", "kiosk/main=\(main.publicKey.z85)",
+                "--curve-secret-key=\(server.secretKey.z85)", "--authorize=kiosk/app=\(app.publicKey.z85)",
+                "--authorize=kiosk/main=\(main.publicKey.z85)",
             ]
         )
         func options(_ keys: CurveKeyPair, connectTimeout: Duration = .seconds(10)) -> ClientOptions {

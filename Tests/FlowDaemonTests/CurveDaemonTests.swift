@@ -13,9 +13,9 @@ import ZeroMQ
         let presenter = try CurveKeyPair.generate()
         let daemon = try DaemonProcess([
             "--flows", demoFlows, "--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*",
-            "--curve-secret-key", server.secretKey.z85,
-            "--authorize", "kiosk/app=\(app.publicKey.z85)",
-            "--authorize", "kiosk/main=\(presenter.publicKey.z85)",
+            "--curve-secret-key=\(server.secretKey.z85)",
+            "--authorize=kiosk/app=\(app.publicKey.z85)",
+            "--authorize=kiosk/main=\(presenter.publicKey.z85)",
         ])
         let (control, events) = try daemon.readyEndpoints()
         let context = try Context()
