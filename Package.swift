@@ -62,7 +62,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),

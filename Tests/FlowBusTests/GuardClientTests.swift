@@ -39,9 +39,9 @@ private let guardedFlows = """
         }
         let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
         #expect(try await app.emit("secret").isAccepted)
-        let screen = try await eventuallyFound(returning: {
+        let screen = try await eventuallyValue {
             try await daemon.screen(named: allowed ? "Secret" : "Refused", session: "kiosk")
-        })
+        }
         #expect(screen.rawValue > 0)
         #expect(asked.value.map(\.subject) == ["adult"])
         #expect(asked.value.first?.session == "kiosk")
@@ -61,9 +61,9 @@ private let guardedFlows = """
         // While session "slow" waits for its guard, session "other" is served.
         #expect(try await other.emit("refused").isAccepted)
         #expect(try await waiting.value.isAccepted)
-        let refused = try await eventuallyFound(returning: {
+        let refused = try await eventuallyValue {
             try await daemon.screen(named: "Refused", session: "slow")
-        })
+        }
         #expect(refused.rawValue > 0)
         #expect(try await daemon.screen(named: "Secret", session: "slow") == nil)
         await parental.close()

@@ -147,34 +147,3 @@ import Testing
         await presenter.presenter.close()
     }
 }
-
-extension Daemon {
-    /// The id of a screen of a session, asked of flowd.
-    func screen(named name: String, session: String) async throws -> PresentableID? {
-        let inspector = try await InspectorClient.connect(
-            name: "probe-\(UUID().uuidString.prefix(6))",
-            options: options()
-        )
-        defer { Task { await inspector.close() } }
-        let tree = try await inspector.query("tree", session: session)
-        let screen = tree.objectValue?["screens"]?.arrayValue?.last { $0.objectValue?["name"]?.stringValue == name }
-        return screen?.objectValue?["id"]?.intValue.map { PresentableID(UInt32($0)) }
-    }
-}
-
-/// Waits until an async value exists.
-func eventuallyFound<Value>(
-    within timeout: Duration = .seconds(10),
-    sourceLocation: SourceLocation = #_sourceLocation,
-    returning value: () async throws -> Value?
-) async throws -> Value {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if let found = try await value() {
-            return found
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    Issue.record("the value never came", sourceLocation: sourceLocation)
-    throw TestFailure("timed out")
-}

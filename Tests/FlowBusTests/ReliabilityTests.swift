@@ -6,7 +6,16 @@ import Testing
 
 /// The stepper's connection goes through a relay that the test cuts, while flowd keeps running.
 @Suite struct ReliabilityTests {
-    @Test func stepsEmittedWhileTheConnectionIsCutAreDeliveredOnceWhenItComesBack() async throws {
+    /// flowd on the ticker flows; a stepper `ticker` whose control connection goes through a relay (reconnecting
+    /// quickly once it is restored); an inspector connected directly.
+    private struct TickerBehindRelay {
+        let daemon: Daemon
+        let relay: TCPRelay
+        let ticker: StepperClient
+        let inspector: InspectorClient
+    }
+
+    private func tickerBehindRelay() async throws -> TickerBehindRelay {
         let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
         let relay = try TCPRelay(upstream: daemon.endpoints.control)
         var options = daemon.options()
@@ -14,6 +23,12 @@ import Testing
         options.reconnectIntervalMax = .milliseconds(200)
         let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
         let inspector = try await InspectorClient.connect(options: daemon.options())
+        return TickerBehindRelay(daemon: daemon, relay: relay, ticker: ticker, inspector: inspector)
+    }
+
+    @Test func stepsEmittedWhileTheConnectionIsCutAreDeliveredOnceWhenItComesBack() async throws {
+        let setup = try await tickerBehindRelay()
+        let (relay, ticker, inspector) = (setup.relay, setup.ticker, setup.inspector)
         #expect(try await ticker.emit("tick", ["n": 0]).isAccepted)
 
         relay.cut()
@@ -26,7 +41,7 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))  // A cut that lasts: the steps cannot have gone anywhere.
+        try await eventually("5 steps waiting in the client") { ticker.waitingSteps == 5 }
         #expect(try await inspector.counter("stepsIn") == 1)
         relay.restore()
 
@@ -38,7 +53,7 @@ import Testing
         let tree = try await inspector.query("tree", session: "kiosk")
         let ticks = tree.objectValue?["screens"]?.arrayValue?.filter { $0.objectValue?["name"] == "Tick" }
         #expect(ticks?.count == 6)
-        await ticker.close()
+        await setup.ticker.close()  // flowd lives as long as `setup`.
     }
 
     @Test func theOutgoingQueueIsBoundedWithAClearError() async throws {
@@ -102,23 +117,18 @@ import Testing
     }
 
     @Test func cancellingAWaitingEmitLeavesTheConnectionWorkingAndTheStepDelivered() async throws {
-        let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
-        let relay = try TCPRelay(upstream: daemon.endpoints.control)
-        var options = daemon.options()
-        options.endpoints.control = relay.endpoint
-        options.reconnectIntervalMax = .milliseconds(200)
-        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
-        let inspector = try await InspectorClient.connect(options: daemon.options())
+        let setup = try await tickerBehindRelay()
+        let (relay, ticker, inspector) = (setup.relay, setup.ticker, setup.inspector)
         relay.cut()
         let waiting = Task { try await ticker.emit("tick", ["n": 1]) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the step waiting in the client") { ticker.waitingSteps == 1 }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
 
         relay.restore()
         #expect(try await ticker.emit("tick", ["n": 2]).isAccepted)
         try await eventually { try await inspector.counter("stepsIn") == 2 }
-        await ticker.close()
+        await setup.ticker.close()  // flowd lives as long as `setup`.
         // A closed client refuses new work clearly.
         await #expect {
             _ = try await ticker.emit("tick", ["n": 3])

@@ -161,18 +161,3 @@ enum MovieStep: StepRepresentable, Codable, Equatable {
         await ticker.close()
     }
 }
-
-extension Daemon {
-    /// The `n` of every Tick screen of a session of the ticker flows, in placement order.
-    func tickNumbers(session: String) async throws -> [Int] {
-        let inspector = try await InspectorClient.connect(
-            name: "ticks-\(UUID().uuidString.prefix(6))",
-            options: options()
-        )
-        let tree = try await inspector.query("tree", session: session)
-        await inspector.close()
-        // Screens come sorted by id, which is placement order.
-        let screens = tree.objectValue?["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        return screens.filter { $0["name"] == "Tick" }.compactMap { $0["parameters"]?.objectValue?["n"]?.intValue }
-    }
-}

@@ -126,27 +126,36 @@ final class UpdateRecorder: Sendable {
     }
 }
 
-/// Waits until an async condition holds.
-func eventually(
-    within timeout: Duration = .seconds(10),
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() {
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    Issue.record("the condition never held", sourceLocation: sourceLocation)
-    throw TestFailure("timed out")
-}
-
 extension InspectorClient {
     /// A counter from the `stats` query.
     func counter(_ name: String) async throws -> Int {
         let stats = try await query("stats")
         return stats.objectValue?[name]?.intValue ?? -1
+    }
+}
+
+extension Daemon {
+    /// The screens of a session, as flowd's `tree` query gives them (by id, which is placement order).
+    func screens(session: String) async throws -> [JSONObject] {
+        let inspector = try await InspectorClient.connect(
+            name: "probe-\(UUID().uuidString.prefix(6))",
+            options: options()
+        )
+        let tree = try await inspector.query("tree", session: session)
+        await inspector.close()
+        return tree.objectValue?["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    }
+
+    /// The id of the last screen of a session named `name`.
+    func screen(named name: String, session: String) async throws -> PresentableID? {
+        let screen = try await screens(session: session).last { $0["name"] == .string(name) }
+        return screen?["id"]?.intValue.map { PresentableID(UInt32($0)) }
+    }
+
+    /// The `n` of every Tick screen of a session of the ticker flows, in placement order.
+    func tickNumbers(session: String) async throws -> [Int] {
+        try await screens(session: session).filter { $0["name"] == "Tick" }.compactMap {
+            $0["parameters"]?.objectValue?["n"]?.intValue
+        }
     }
 }

@@ -68,9 +68,7 @@ private func endpoints(_ transport: String) -> [String] {
 
         // Resending a sequence gets the same fate and applies nothing again.
         #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
-        try stepper.send(.query(Query(what: "stats")))
-        let stats = try stepper.expect { if case .reply(let reply) = $0 { reply.result } else { nil } }
-        #expect(stats.objectValue?["stepsIn"] == 3)
+        #expect(try stepper.stats()["stepsIn"] == 3)
 
         #expect(daemon.signal(SIGTERM) == 0)
         #expect(daemon.standardError.contains("flowd stopped"))

@@ -78,10 +78,7 @@ import ZeroMQ
             events: events[0]
         )
         #expect(try stepper.emit(Step("onboardingIsRequired"), sequence: 1).accepted)
-        try stepper.send(.query(Query(what: "stats")))
-        let stats = try stepper.expect { message -> JSONObject? in
-            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
-        }
+        let stats = try stepper.stats()
         let counted = stats["errors"]?.objectValue ?? [:]
         #expect(counted["notFlowBus"] == 250)
         #expect(counted["unsupportedVersion"] == 250)
@@ -125,10 +122,7 @@ import ZeroMQ
         // Every message of the flood is accounted for: handled, or dropped and counted.
         var flooded = 0
         let accounted = try waitUntil {
-            try stepper.send(.query(Query(what: "stats")))
-            let stats = try stepper.expect { message -> JSONObject? in
-                if case .reply(let reply) = message { reply.result.objectValue } else { nil }
-            }
+            let stats = try stepper.stats()
             flooded = stats["errors"]?.objectValue?["flood"]?.intValue ?? 0
             let handled = stats["messagesIn"]?.objectValue?["HEARTBEAT"]?.intValue ?? 0
             return flooded + handled == 3000

@@ -103,6 +103,14 @@ final class TestPeer {
         return try expect { if case .welcome(let welcome) = $0 { welcome } else { nil } }
     }
 
+    /// flowd's counters, from the `stats` query.
+    func stats() throws -> JSONObject {
+        try send(.query(Query(what: "stats")))
+        return try expect { message in
+            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        }
+    }
+
     /// Emits a step and returns its acknowledged fate.
     func emit(_ step: Step, sequence: UInt64, presentable: PresentableID? = nil) throws -> WireFate {
         try send(.step(StepMessage(step: step, sequence: sequence, presentable: presentable)))

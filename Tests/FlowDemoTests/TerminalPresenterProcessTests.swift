@@ -46,15 +46,3 @@ import Testing
         #expect(daemon.signal(SIGTERM) == 0)
     }
 }
-
-/// Waits until an async condition holds.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() {
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    throw TestFailure("the condition never held")
-}

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct DemoFileTests {
     @Test func theDemoFileLoadsWithEveryFlowOfRxFlowsDemo() throws {
-        let spec = try FlowSpecification.load(contentsOf: demoFlowsPath)
+        let spec = try FlowSpecification.load(contentsOf: demoFlows)
         #expect(
             spec.flows.map(\.name) == [
                 "AppFlow", "OnboardingFlow", "DashboardFlow", "WishlistFlow", "WatchedFlow", "SettingsFlow",
@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func aScriptedJourneyThroughTheDemoProducesTheExpectedCommands() throws {
-        var app = try Driver(try FlowSpecification.load(contentsOf: demoFlowsPath))
+        var app = try Driver(try FlowSpecification.load(contentsOf: demoFlows))
         #expect(app.commands == ["setWindowRoot app"])
 
         // Onboarding: presented modally, two screens, then it ends and the dashboard replaces it.

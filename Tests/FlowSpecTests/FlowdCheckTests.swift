@@ -4,9 +4,9 @@ import Testing
 
 @Suite struct FlowdCheckTests {
     @Test func checkPrintsOkAndASummaryForTheDemoFile() throws {
-        let result = try run(try builtProduct("flowd"), ["check", demoFlowsPath])
+        let result = try run(try builtProduct("flowd"), ["check", demoFlows])
         #expect(result.status == 0)
-        #expect(result.output == "ok: \(demoFlowsPath): 6 flows, 15 steps, 11 screens\n")
+        #expect(result.output == "ok: \(demoFlows): 6 flows, 15 steps, 11 screens\n")
     }
 
     @Test func checkPrintsEveryProblemWithItsPositionAndFails() throws {
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func checkDrawsTheFlowGraphForGraphviz() throws {
-        let result = try run(try builtProduct("flowd"), ["check", "--format", "dot", demoFlowsPath])
+        let result = try run(try builtProduct("flowd"), ["check", "--format", "dot", demoFlows])
         #expect(result.status == 0)
         #expect(result.output.hasPrefix("digraph flows {"))
         #expect(
@@ -51,7 +51,7 @@ import Testing
         // Tried: no file, an unknown format, an unknown subcommand, a file that does not exist.
         let flowd = try builtProduct("flowd")
         #expect(try run(flowd, ["check"]).status == 64)
-        #expect(try run(flowd, ["check", "--format", "svg", demoFlowsPath]).status == 64)
+        #expect(try run(flowd, ["check", "--format", "svg", demoFlows]).status == 64)
         #expect(try run(flowd, ["frobnicate"]).status == 64)
         let missing = try run(flowd, ["check", "/no/such/flows.yaml"])
         #expect(missing.status == 1)

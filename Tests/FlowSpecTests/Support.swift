@@ -4,9 +4,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The demo flows file.
-let demoFlowsPath = demoFlows
-
 /// Parses a flow file written in a test, failing the test with the diagnostics if it has problems.
 func specification(
     _ yaml: String,

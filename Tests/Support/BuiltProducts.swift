@@ -55,17 +55,3 @@ public func run(
 public func uniqueDirectory(_ prefix: String = "fb") -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))").path
 }
-
-/// Waits until `condition` holds, checking every few milliseconds, for at most `timeout`.
-/// - Returns: whether it held in time.
-@discardableResult
-public func waitUntil(within timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() {
-            return true
-        }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
-    return try condition()
-}

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -13,7 +14,7 @@ import ZeroMQ
         try subscriber.connect(endpoint)
 
         // PUB drops for late joiners: publish a probe until the subscription has reached the publisher.
-        let joined = try eventually {
+        let joined = try waitUntil(within: .seconds(5)) {
             try publisher.send(Message(strings: ["probe"]))
             return try subscriber.receive(within: .milliseconds(20)) != nil
         }

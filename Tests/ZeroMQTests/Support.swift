@@ -40,16 +40,3 @@ extension Socket {
         )
     }
 }
-
-/// Waits until `condition` holds, checking every few milliseconds, for at most `timeout`.
-func eventually(within timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try condition() {
-            return true
-        }
-        Thread.sleep(forTimeInterval: 0.002)
-    }
-    return try condition()
-}

@@ -21,6 +21,10 @@ public final class StepperClient: Sendable {
     /// The stepper's name, as flows name it (`stepper: {named: auth}`).
     public var name: String { connection.setup.name }
 
+    /// How many steps emitted by this client wait for their fate now (at most
+    /// ``ClientOptions/maxOutstandingSteps``): a gauge of how far flowd is behind, or away.
+    public var waitingSteps: Int { connection.waitingSteps }
+
     private init(_ connection: BusConnection) {
         self.connection = connection
     }

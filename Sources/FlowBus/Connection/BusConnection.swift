@@ -119,6 +119,11 @@ final class BusConnection: Sendable {
         }
     }
 
+    /// How many steps wait for their fate now.
+    var waitingSteps: Int {
+        outstanding.load(ordering: .relaxed)
+    }
+
     /// Counts one step less waiting for its fate.
     func releaseStep() {
         outstanding.subtract(1, ordering: .relaxed)

@@ -93,7 +93,6 @@ extension ConnectionLoop {
         tree = screens
         epoch = snapshot.epoch
         applied = snapshot.sequence
-        hasBuilt = true
         // flowd forgot what was reported when the presenter was lost or flowd restarted: report everything again.
         reportedVisible = []
         connection.screens.withLock { $0 = screens }

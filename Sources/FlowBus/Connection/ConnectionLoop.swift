@@ -79,7 +79,8 @@ final class ConnectionLoop {
     var reportedVisible: Set<PresentableID> = []
     /// Whether the application reports visibility with `reportVisible` (then dismissals report what they uncover).
     var reportsVisibility = false
-    var hasBuilt = false
+    /// Whether a snapshot was applied already (the run of flowd it came from is known).
+    var hasBuilt: Bool { epoch != nil }
 
     /// Runs a connection on the calling thread until it is closed (or never reaches flowd).
     static func run(_ connection: BusConnection, registered: PendingReply<Void>) {
