@@ -33,7 +33,7 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", .product(name: "Yams", package: "Yams"),
+                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "ZeroMQ", .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -42,11 +42,12 @@ let package = Package(
             dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "FlowDemo", dependencies: ["FlowBus"]),
-        .target(name: "FlowInspector", dependencies: ["FlowCore"]),
+        .target(name: "FlowInspector", dependencies: ["FlowCore", "FlowSpec", "FlowWire"]),
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowBus", "FlowInspector", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FlowBus", "FlowInspector", "FlowSpec", "FlowWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

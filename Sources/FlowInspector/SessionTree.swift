@@ -39,6 +39,15 @@ public struct SessionTree: Sendable, Hashable, Codable {
     public var contributions: [Contribution]
     public var screens: [Screen]
 
+    /// A tree of these parts.
+    public init(session: SessionID, ready: Bool, flows: [Flow], contributions: [Contribution], screens: [Screen]) {
+        self.session = session
+        self.ready = ready
+        self.flows = flows
+        self.contributions = contributions
+        self.screens = screens
+    }
+
     /// Reads a `tree` reply.
     /// - Throws: when the reply does not have the tree's shape.
     public init(_ reply: JSONValue) throws {

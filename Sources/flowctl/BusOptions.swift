@@ -10,12 +10,12 @@ struct BusOptions: ParsableArguments {
     @Option(help: "flowd's events endpoint. Default: its ipc endpoint in the runtime directory.")
     var events: String?
 
-    @Option(help: "How long to wait for flowd, in milliseconds.")
+    @Option(name: .customLong("connect-timeout"), help: "How long to wait for flowd, in milliseconds.")
     var timeout = 3000
 
     func validate() throws {
         guard timeout > 0 else {
-            throw ValidationError("--timeout must be positive, not \(timeout)")
+            throw ValidationError("--connect-timeout must be positive, not \(timeout)")
         }
         for endpoint in [control, events].compactMap({ $0 }) where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
@@ -44,10 +44,16 @@ struct BusOptions: ParsableArguments {
     func query(
         _ inspector: InspectorClient,
         _ what: String,
-        session: String? = nil
+        session: String? = nil,
+        arguments: JSONObject = [:]
     ) async throws -> JSONValue {
         do {
-            return try await inspector.query(what, session: session, timeout: .milliseconds(timeout))
+            return try await inspector.query(
+                what,
+                arguments: arguments,
+                session: session,
+                timeout: .milliseconds(timeout)
+            )
         } catch let error as FlowBusError {
             if error.daemonCode == "unknownSession", let session {
                 printError("flowctl: flowd has no session '\(session)' (flowctl list shows them)")
@@ -70,9 +76,36 @@ func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// Writes a line to standard output at once (not buffered: a pipe sees each line as it comes).
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// Prints a JSON value on one line.
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+extension BusOptions {
+    /// The session a subcommand acts on: the one given, or flowd's only session. Exits 1 when none is given and
+    /// flowd does not have exactly one.
+    func session(_ given: String?, _ inspector: InspectorClient) async throws -> String {
+        if let given {
+            return given
+        }
+        let sessions = (try await query(inspector, "sessions").arrayValue ?? []).compactMap {
+            $0.objectValue?["session"]?.stringValue
+        }
+        guard sessions.count == 1, let only = sessions.first else {
+            printError(
+                sessions.isEmpty
+                    ? "flowctl: flowd has no session yet"
+                    : "flowctl: name the session: flowd has \(sessions.joined(separator: ", "))"
+            )
+            throw ExitCode(1)
+        }
+        return only
+    }
 }

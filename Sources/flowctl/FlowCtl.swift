@@ -5,10 +5,14 @@ import ArgumentParser
 struct FlowCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowctl",
-        abstract: "Inspect and steer a FlowBus bus: flowd's sessions, their flow trees, its liveness.",
+        abstract:
+            "Inspect and steer a FlowBus bus: watch it live, see trees, inject steps, explain drops, record and replay.",
         discussion: """
-            Exit codes: 0 success, 64 bad arguments, 69 flowd unreachable, 1 anything else (an unknown session...).
+            Exit codes: 0 success, 2 a step emitted was dropped, 64 bad arguments, 69 flowd unreachable, 1 anything else\n(an unknown session...).
             """,
-        subcommands: [Ping.self, List.self, Tree.self]
+        subcommands: [
+            Watch.self, Tree.self, List.self, Emit.self, DeepLink.self, Explain.self, Stats.self, Record.self,
+            Replay.self, Ping.self,
+        ]
     )
 }

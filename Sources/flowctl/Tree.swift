@@ -21,8 +21,8 @@ struct Tree: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
-    @Argument(help: "The session.")
-    var session: String
+    @Argument(help: "The session (default: flowd's only session).")
+    var session: String?
 
     @Option(help: "text, json (flowd's reply, one line) or dot (Graphviz).")
     var format: Format = .text
@@ -32,6 +32,7 @@ struct Tree: AsyncParsableCommand {
 
     func run() async throws {
         let inspector = try await bus.inspector()
+        let session = try await bus.session(session, inspector)
         let reply = try await bus.query(inspector, "tree", session: session)
         await inspector.close()
         if json || format == .json {

@@ -127,7 +127,7 @@ import Testing
         #expect(answered.output.contains("round trips: "))
         #expect(daemon.signal(SIGTERM) == 0)
 
-        let silent = try run(flowctl, ["ping", "--timeout", "300"] + endpoints)
+        let silent = try run(flowctl, ["ping", "--connect-timeout", "300"] + endpoints)
         #expect(silent.status == 69)
         #expect(silent.errors.contains("flowctl: flowd is not answering at ipc://"))
     }
@@ -135,7 +135,7 @@ import Testing
     // Tried: an unknown subcommand, a missing session, a zero count, a negative timeout, an endpoint without a
     // scheme, an unknown tree format.
     @Test(arguments: [
-        ["frobnicate"], ["tree"], ["ping", "--count", "0"], ["ping", "--timeout", "-5"],
+        ["frobnicate"], ["tree"], ["ping", "--count", "0"], ["ping", "--connect-timeout", "-5"],
         ["list", "--control", "localhost:5860"], ["tree", "kiosk", "--format", "svg"],
     ])
     func badArgumentsAreUsageErrors(arguments: [String]) throws {

@@ -2,7 +2,8 @@ import FlowCore
 import FlowWire
 import Foundation
 
-/// An inspector's connection (what `flowctl` uses): it asks flowd about its sessions, registrations and counters.
+/// An inspector's connection (what `flowctl` uses): it asks flowd about its sessions, registrations and counters,
+/// and injects steps and deep links into sessions.
 public final class InspectorClient: Sendable {
     let connection: BusConnection
 
@@ -29,8 +30,8 @@ public final class InspectorClient: Sendable {
         return InspectorClient(try await BusConnection.open(setup))
     }
 
-    /// Asks flowd something: `sessions`, `registrations`, `stats`, `tree` and `endSession` (these two for
-    /// `session`).
+    /// Asks flowd something: `sessions`, `registrations`, `stats`, and for `session`: `tree`, `drops` (its last
+    /// dropped steps, `limit` in `arguments`) and `endSession`.
     /// - Throws: ``FlowBusError`` `refused` (an unknown query or session), `timedOut`, `closed`.
     public func query(
         _ what: String,
@@ -44,6 +45,35 @@ public final class InspectorClient: Sendable {
         }
         return try await connection.ask(
             .query(Query(what: what, arguments: arguments)),
+            session: session,
+            timeout: timeout
+        )
+    }
+
+    /// Injects a step into `session` as the stepper this inspector is named after (connect with that `name`),
+    /// and waits for its fate — what `flowctl emit --as NAME` does. Steps bound to that stepper's contributions
+    /// are handled as if it had emitted them; the real stepper may stay connected.
+    /// - Throws: ``FlowBusError`` `refused` (`unknownStep`...), `queueFull`, `closed`; `CancellationError`.
+    public func emit(_ step: Step, session: String) async throws -> Fate {
+        try await connection.emit(.step(step, presentable: nil, session: session))
+    }
+
+    /// Sends a deep link (one step, or a path of steps opening nested flows in turn) to every flow of `session`
+    /// and waits for its fate.
+    public func deepLink(_ path: [Step], session: String) async throws -> Fate {
+        try await connection.emit(.deepLink(path, session: session))
+    }
+
+    /// Sets a value of `session`'s data (what `adapt` rules read; `nil` removes it), and returns once flowd has.
+    /// - Throws: ``FlowBusError`` `refused`, `timedOut`, `closed`.
+    public func setSessionData(
+        _ key: String,
+        to value: JSONValue?,
+        session: String,
+        timeout: Duration = .seconds(5)
+    ) async throws {
+        _ = try await connection.ask(
+            .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
             session: session,
             timeout: timeout
         )

@@ -29,7 +29,7 @@ extension ConnectionLoop {
         if let previous = step.messageID {
             sequenceOfMessage[previous] = nil
         }
-        guard let id = send(step.message, session: setup.session) else {
+        guard let id = send(step.message, session: step.session) else {
             inFlight[sequence] = nil
             connection.releaseStep()
             step.fate?.resume(with: .failure(tooLarge))
@@ -52,12 +52,12 @@ extension ConnectionLoop {
             lastSequence += 1
             let message: FlowWire.Message =
                 switch outbound {
-                case .step(let step, let presentable):
+                case .step(let step, let presentable, _):
                     .step(StepMessage(step: step, sequence: lastSequence, presentable: presentable))
-                case .deepLink(let path):
+                case .deepLink(let path, _):
                     .deepLink(DeepLinkMessage(path: path, sequence: lastSequence))
                 }
-            inFlight[lastSequence] = InFlight(message: message, fate: fate)
+            inFlight[lastSequence] = InFlight(message: message, session: outbound.session ?? setup.session, fate: fate)
             if registered {
                 transmit(lastSequence)
             }

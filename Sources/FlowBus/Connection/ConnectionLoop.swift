@@ -13,6 +13,8 @@ final class ConnectionLoop {
     /// A step or deep link taken and not yet acknowledged.
     struct InFlight {
         let message: FlowWire.Message
+        /// The session its header names.
+        let session: String?
         let fate: PendingReply<Fate>?
         /// The id of the message that last carried it, and when it went.
         var messageID: UInt64?

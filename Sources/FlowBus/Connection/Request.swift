@@ -21,6 +21,13 @@ enum Request: Sendable {
 
 /// A step or deep link as the API hands it over.
 enum Outbound: Sendable {
-    case step(Step, presentable: PresentableID?)
-    case deepLink([Step])
+    case step(Step, presentable: PresentableID?, session: String? = nil)
+    case deepLink([Step], session: String? = nil)
+
+    /// The session named in the header, when it is not the connection's own (an inspector injecting a step).
+    var session: String? {
+        switch self {
+        case .step(_, _, let session), .deepLink(_, let session): session
+        }
+    }
 }

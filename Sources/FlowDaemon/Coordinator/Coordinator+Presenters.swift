@@ -9,6 +9,14 @@ extension Coordinator {
             return
         }
         guard let session = session(of: peer, header: header) else { return }
+        inspect(
+            "visibilityReported",
+            session: session,
+            [
+                "presenter": .string(peer.name), "visibility": .string(report.visibility.rawValue),
+                "presentables": .array(report.presentables.map { .int(Int($0.rawValue)) }),
+            ]
+        )
         do {
             apply(
                 try engine.report(

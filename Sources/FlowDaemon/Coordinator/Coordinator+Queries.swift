@@ -1,4 +1,5 @@
 import FlowCore
+import FlowInspector
 import FlowWire
 import Foundation
 
@@ -37,7 +38,13 @@ extension Coordinator {
                 reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
                 return
             }
-            result = (try? JSONValue(encoding: inspection.wireTree)) ?? .null
+            result = (try? JSONValue(encoding: SessionTree(inspection))) ?? .null
+        case "drops":
+            guard let session, engine.hasSession(session) else {
+                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                return
+            }
+            result = drops(of: session, limit: query.arguments["limit"]?.intValue)
         case "endSession":
             guard let session, engine.hasSession(session) else {
                 reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
@@ -46,6 +53,7 @@ extension Coordinator {
             apply(engine.endSession(session))
             commandSequences[session] = nil
             pending[session] = nil
+            recentDrops[session] = nil
             steppers = steppers.filter { $0.key.session != session }
             result = ["ended": .string(session.rawValue)]
         default:
@@ -53,7 +61,7 @@ extension Coordinator {
                 to: peer.id,
                 correlation: header.id,
                 error: "unknownQuery",
-                "unknown query '\(query.what)'; ask for sessions, registrations, stats, tree or endSession"
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, tree, drops or endSession"
             )
             return
         }
@@ -65,6 +73,7 @@ extension Coordinator {
         guard let session = session(of: peer, header: header) else { return }
         do {
             try engine.setSessionData(data.key, data.value == .null ? nil : data.value, session: session)
+            inspect("sessionData", session: session, ["key": .string(data.key), "value": data.value])
             send(
                 .reply(Reply(result: ["key": .string(data.key)])),
                 to: peer.id,
@@ -99,80 +108,5 @@ extension JSONValue {
     /// Any encodable value as JSON.
     init(encoding value: some Encodable) throws {
         self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
-    }
-}
-
-/// A session's tree as queries return it.
-struct WireTree: Codable {
-    struct Flow: Codable {
-        let id: FlowID
-        let name: String
-        let parent: FlowID?
-        let root: PresentableID
-        let stepper: String
-        let ready: Bool
-    }
-
-    struct Contribution: Codable {
-        let flow: FlowID
-        let presentable: PresentableID
-        let stepper: String
-        let visibility: Visibility
-    }
-
-    struct Screen: Codable {
-        let id: PresentableID
-        let name: String
-        let parameters: JSONObject
-        let style: PresentableStyle
-        let presenter: PresenterID
-        let parent: PresentableID?
-        let placement: Placement
-        let visibility: Visibility
-    }
-
-    let session: SessionID
-    let ready: Bool
-    let flows: [Flow]
-    let contributions: [Contribution]
-    let screens: [Screen]
-}
-
-extension SessionInspection {
-    var wireTree: WireTree {
-        WireTree(
-            session: session,
-            ready: isReady,
-            flows: flows.map {
-                WireTree.Flow(
-                    id: $0.id,
-                    name: $0.name,
-                    parent: $0.parent,
-                    root: $0.root,
-                    stepper: $0.stepper.description,
-                    ready: $0.isReady
-                )
-            },
-            contributions: contributions.map {
-                WireTree.Contribution(
-                    flow: $0.flow,
-                    presentable: $0.presentable,
-                    stepper: $0.stepper.description,
-                    visibility: visibility(of: $0.presentable)
-                )
-            },
-            screens: screens.nodes.values.sorted { $0.id < $1.id }.map {
-                WireTree.Screen(
-                    id: $0.id,
-                    name: $0.description.name,
-                    parameters: $0.description.parameters,
-                    style: $0.description.style,
-                    presenter: $0.presenter,
-                    parent: $0.parent,
-                    placement: $0.placement,
-                    visibility: visibility(of: $0.id)
-                )
-            }
-        )
     }
 }

@@ -104,11 +104,18 @@ extension Coordinator {
         if registered.role == .presenter, let session = registered.session {
             apply(engine.presenterLost(PresenterID(registered.name), session: session))
         }
+        if registered.role == .inspector {
+            // What it injected was numbered for this connection only.
+            steppers = steppers.filter { $0.key.role != .inspector || $0.key.name != peer }
+        }
         logger.info("unregistered", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
         inspect(
             "unregistered",
             session: registered.session,
-            ["peer": .string(peer), "name": .string(registered.name), "reason": .string(reason)]
+            [
+                "peer": .string(peer), "name": .string(registered.name), "role": .string(registered.role.rawValue),
+                "reason": .string(reason),
+            ]
         )
     }
 }

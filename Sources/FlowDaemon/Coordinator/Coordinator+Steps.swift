@@ -53,14 +53,21 @@ extension Coordinator {
             )
             return
         }
-        let key = StepperKey(session: session, role: peer.role, name: peer.name)
+        // An inspector injects steps as the stepper it is named after; it numbers them on its own connection.
+        let key = StepperKey(session: session, role: peer.role, name: peer.role == .inspector ? peer.id : peer.name)
         guard admit(sequence, of: key, from: peer.id, correlation: header.id) else { return }
         counters.stepsIn += 1
         let (token, effects) = submit(&engine)
         remember(
             token,
             in: session,
-            PendingAcknowledgement(peer: peer.id, stepper: key, sequence: sequence, correlation: header.id)
+            PendingAcknowledgement(
+                peer: peer.id,
+                stepper: key,
+                sequence: sequence,
+                correlation: header.id,
+                sentAt: header.sentAt
+            )
         )
         apply(effects)
     }
@@ -123,9 +130,25 @@ extension Coordinator {
         pending[session, default: [:]][token] = acknowledgement
     }
 
-    /// Carries out the engine's effects: command batches published with their sequence, fates acknowledged,
-    /// guard questions asked, events published for inspectors.
+    /// Carries out the engine's effects: events published for inspectors, command batches published with their
+    /// sequence (an inspector reads a navigation before its commands), fates acknowledged (a stepper hears of
+    /// its step's fate after its commands went out), guard questions asked.
     mutating func apply(_ effects: Effects) {
+        for event in effects.events {
+            var waiting: PendingAcknowledgement?
+            if case .stepFate(let token, let step, let source, let fate) = event.kind {
+                waiting = pending[event.session]?[token]
+                rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
+            }
+            if inspectionSubscriptions > 0 {
+                var (kind, fields) = event.inspection
+                if let waiting {
+                    fields["sender"] = .string(waiting.peer)
+                    fields["sentAt"] = .int(Int(waiting.sentAt))
+                }
+                inspect(kind, session: event.session, fields)
+            }
+        }
         for batch in effects.batches {
             let sequence = (commandSequences[batch.session]?[batch.presenter] ?? 0) + 1
             commandSequences[batch.session, default: [:]][batch.presenter] = sequence
@@ -145,16 +168,13 @@ extension Coordinator {
             if case .stepFate(let token, _, _, let fate) = event.kind {
                 acknowledge(token, in: event.session, fate: fate)
             }
-            if inspectionSubscriptions > 0 {
-                let (kind, fields) = event.inspection
-                inspect(kind, session: event.session, fields)
-            }
         }
         for question in effects.questions {
             ask(question)
         }
     }
 
+    /// Acknowledges a decided step to its sender (the coordinator's own steps have none).
     private mutating func acknowledge(_ token: StepToken, in session: SessionID, fate: StepFate) {
         if fate.isAccepted {
             counters.accepted += 1

@@ -25,6 +25,7 @@ public struct Coordinator: Sendable {
     var steppers: [StepperKey: StepperRecord] = [:]
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
     var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
+    var recentDrops: [SessionID: [DroppedStep]] = [:]
     var inspectionSubscriptions = 0
     var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
@@ -91,9 +92,10 @@ public struct Coordinator: Sendable {
         return output
     }
 
-    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it. A presenter's
-    /// subscription to its commands is answered with a HEARTBEAT on that topic: from then on it receives every
-    /// batch, so a snapshot it asks for after that leaves no gap.
+    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it. A subscription to
+    /// commands (`cmd/...`) or inspection events (`ins/...`) is answered with a HEARTBEAT on that very topic:
+    /// from then on the subscriber receives everything published there (a presenter's snapshot asked for after
+    /// it leaves no gap; an inspector knows it misses nothing from then on).
     public mutating func subscription(_ topic: [UInt8], subscribed: Bool, now: Int64) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
@@ -101,10 +103,10 @@ public struct Coordinator: Sendable {
             inspectionSubscriptions = max(0, inspectionSubscriptions + (subscribed ? 1 : -1))
         }
         let text = String(decoding: topic, as: UTF8.self)
-        if subscribed, text.hasPrefix("cmd/"), let slash = text.lastIndex(of: "/"),
-            slash > text.index(text.startIndex, offsetBy: 3)
-        {
-            let session = SessionID(String(text[text.index(text.startIndex, offsetBy: 4)..<slash]))
+        if subscribed, text.hasPrefix("cmd/") || text.hasPrefix("ins/") {
+            // `cmd/<session>/<presenter>`, `ins/<session>/<kind>` or a prefix of them.
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let session = parts.count > 2 && !parts[1].isEmpty && parts[1] != "-" ? SessionID(String(parts[1])) : nil
             publish(.heartbeat(Heartbeat()), topic: text, session: session)
         }
         return output

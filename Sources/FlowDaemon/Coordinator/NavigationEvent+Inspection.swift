@@ -90,6 +90,6 @@ extension Optional where Wrapped == StepSource {
 extension StepFate {
     /// The fate's fields as STEP_ACK carries them (one wire form of a fate, see `WireFate`).
     var json: JSONObject {
-        (try? JSONValue(encoding: WireFate(self)))?.objectValue ?? [:]
+        WireFate(self).json
     }
 }

@@ -29,6 +29,8 @@ struct PendingAcknowledgement: Sendable, Hashable {
     let stepper: StepperKey
     let sequence: UInt64
     let correlation: UInt64
+    /// When the sender sent it (its header's `sentAt`, ms since 1970): inspectors measure latency from it.
+    let sentAt: Int64
 }
 
 /// A sender of steps in a session, by its role and the name it registered with (a stepper and a presenter may

@@ -1,0 +1,98 @@
+import FlowWire
+import Foundation
+import Synchronization
+
+/// Something an inspector saw on flowd's events socket.
+public enum Inspected: Sendable, Hashable {
+    /// An inspection event (`stepFate`, `didNavigate`, `visibilityReported`...), with the header flowd sent it
+    /// with (`sentAt` is when flowd published it).
+    case event(InspectionEvent, Header)
+    /// A batch of navigation commands for a presenter, as the presenter receives it.
+    case commands(CommandsMessage, Header)
+    /// The events connection dropped; what flowd publishes until it is back is lost.
+    case connectionLost
+    /// The events connection is back, and flowd confirmed the subscriptions again.
+    case connectionRestored
+}
+
+/// The inspection stream: what flowd publishes for inspectors (and, optionally, the command batches it sends
+/// presenters), as an `AsyncStream`. It only listens — it does not register, and watching costs flowd one
+/// published message per event; a watcher that falls behind loses messages (flowd never waits for it).
+///
+/// ```swift
+/// let stream = try await InspectionStream.open(session: "kiosk-7")
+/// for await item in stream.items {
+///     if case .event(let event, _) = item, event.kind == "stepFate" { print(event.fields) }
+/// }
+/// ```
+public final class InspectionStream: Sendable {
+    /// Everything seen, in order; it ends when the stream is closed.
+    public let items: AsyncStream<Inspected>
+    /// The topics subscribed: `ins/` (or `ins/<session>/`), and `cmd/` (or `cmd/<session>/`) with commands.
+    public let topics: [String]
+
+    private let stop: StopFlag
+
+    private init(items: AsyncStream<Inspected>, topics: [String], stop: StopFlag) {
+        self.items = items
+        self.topics = topics
+        self.stop = stop
+    }
+
+    /// Subscribes to flowd's inspection stream and returns once flowd confirmed every subscription: nothing
+    /// published after that is missed (short of the connection dropping, which ``Inspected/connectionLost``
+    /// tells).
+    /// - Parameters:
+    ///   - session: only this session's events; `nil` for every session and flowd's own (registrations...).
+    ///   - commands: also the command batches flowd publishes for presenters.
+    /// - Throws: ``FlowBusError`` `unreachable` when flowd does not confirm within the connect timeout,
+    ///   `invalidOptions` when the endpoint or keys are unusable.
+    public static func open(
+        session: String? = nil,
+        commands: Bool = false,
+        options: ClientOptions = ClientOptions()
+    ) async throws -> InspectionStream {
+        if let session, session.isEmpty || session.contains("/") {
+            throw FlowBusError(.invalidOptions, "'\(session)' is not a session name")
+        }
+        let scope = session.map { "\($0)/" } ?? ""
+        let topics = ["ins/\(scope)"] + (commands ? ["cmd/\(scope)"] : [])
+        let (items, continuation) = AsyncStream<Inspected>.makeStream()
+        let stop = StopFlag()
+        // Listening stops when the stream is closed, or when nobody can read ``items`` any more.
+        continuation.onTermination = { _ in stop.raise() }
+        let stream = InspectionStream(items: items, topics: topics, stop: stop)
+        let confirmed = PendingReply<Void>()
+        try await confirmed.wait {
+            let thread = Thread {
+                InspectionLoop(
+                    topics: topics,
+                    options: options,
+                    continuation: continuation,
+                    confirmed: confirmed
+                )?.run { stop.isRaised }
+            }
+            thread.name = "flowbus inspection"
+            thread.start()
+        }
+        return stream
+    }
+
+    /// Stops listening; ``items`` ends.
+    public func close() {
+        stop.raise()
+    }
+}
+
+/// A flag one thread raises and another reads.
+final class StopFlag: Sendable {
+    private let raised = Atomic(false)
+
+    func raise() {
+        raised.store(true, ordering: .relaxed)
+    }
+
+    var isRaised: Bool {
+        raised.load(ordering: .relaxed)
+    }
+}

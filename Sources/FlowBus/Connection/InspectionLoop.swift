@@ -1,0 +1,126 @@
+import FlowWire
+import Foundation
+import ZeroMQ
+
+/// The thread behind an ``InspectionStream``: one SUB socket and its monitor. It waits for flowd's HEARTBEAT on
+/// every subscribed topic (flowd's confirmation) before the stream is handed out, and again after each
+/// reconnection.
+final class InspectionLoop {
+    private let topics: [String]
+    private let options: ClientOptions
+    private let continuation: AsyncStream<Inspected>.Continuation
+    private var confirmed: PendingReply<Void>?
+    private let subscriber: Socket
+    private let monitor: SocketMonitor
+    private let codec = WireCodec(maxBodySize: Int.max)
+    private let clock = ContinuousClock()
+    private var unconfirmed: Set<String>
+    private var lost = false
+
+    init?(
+        topics: [String],
+        options: ClientOptions,
+        continuation: AsyncStream<Inspected>.Continuation,
+        confirmed: PendingReply<Void>
+    ) {
+        self.topics = topics
+        self.options = options
+        self.continuation = continuation
+        self.confirmed = confirmed
+        unconfirmed = Set(topics)
+        do {
+            let context = try BusConnection.context.get()
+            subscriber = try Socket(.subscriber, context: context)
+            // A watcher that falls behind loses messages at flowd's side; a deep queue makes that rare.
+            try subscriber.setOption(.receiveHighWaterMark, 100_000)
+            try subscriber.setOption(.reconnectInterval, options.reconnectInterval)
+            try subscriber.setOption(.reconnectIntervalMax, options.reconnectIntervalMax)
+            if let curve = options.curve {
+                try subscriber.makeCurveClient(keyPair: curve.keys, serverKey: curve.serverKey)
+            }
+            for topic in topics {
+                try subscriber.subscribe(topic)
+            }
+            monitor = try subscriber.monitor()
+            try subscriber.connect(options.endpoints.events)
+        } catch {
+            confirmed.resume(
+                with: .failure(FlowBusError(.invalidOptions, "cannot connect to \(options.endpoints.events): \(error)"))
+            )
+            continuation.finish()
+            return nil
+        }
+    }
+
+    /// Runs until `stopped` says so (the stream was closed or released).
+    func run(until stopped: () -> Bool) {
+        let deadline = clock.now + options.connectTimeout
+        var poller = Poller()
+        let subscriberIndex = poller.register(subscriber)
+        let monitorIndex = poller.register(monitor.socket)
+        while !stopped() {
+            if let confirmed, clock.now >= deadline {
+                confirmed.resume(
+                    with: .failure(
+                        FlowBusError(
+                            .unreachable,
+                            "flowd did not confirm the subscription at \(options.endpoints.events) within \(options.connectTimeout)"
+                        )
+                    )
+                )
+                break
+            }
+            guard let ready = try? poller.poll(timeout: .milliseconds(50)) else { break }
+            for (index, _) in ready {
+                if index == subscriberIndex {
+                    receive()
+                } else if index == monitorIndex {
+                    watchConnection()
+                }
+            }
+        }
+        confirmed?.resume(with: .failure(FlowBusError(.closed, "the stream is closed")))
+        continuation.finish()
+    }
+
+    private func receive() {
+        while let message = try? subscriber.receive(dontWait: true) {
+            let frames = message.frames
+            guard let topicFrame = frames.first, let envelope = try? codec.decode(Array(frames.dropFirst())) else {
+                continue
+            }
+            switch envelope.message {
+            case .event(let event):
+                continuation.yield(.event(event, envelope.header))
+            case .commands(let commands):
+                continuation.yield(.commands(commands, envelope.header))
+            case .heartbeat:
+                confirm(String(decoding: topicFrame, as: UTF8.self))
+            default:
+                break
+            }
+        }
+    }
+
+    /// flowd's HEARTBEAT on a subscribed topic: from now on that topic's messages all arrive.
+    private func confirm(_ topic: String) {
+        guard unconfirmed.remove(topic) != nil, unconfirmed.isEmpty else { return }
+        if let confirmed {
+            confirmed.resume(with: .success(()))
+            self.confirmed = nil
+        } else if lost {
+            lost = false
+            continuation.yield(.connectionRestored)
+        }
+    }
+
+    private func watchConnection() {
+        while let event = try? monitor.next() {
+            if event.kind == .disconnected, confirmed == nil, !lost {
+                lost = true
+                unconfirmed = Set(topics)
+                continuation.yield(.connectionLost)
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import FlowCore
+import FlowWire
+
+/// A step that was dropped, as `flowctl explain` shows it.
+struct DroppedStep: Sendable, Codable {
+    /// When it was dropped (ms since 1970).
+    let at: Int64
+    let step: Step
+    /// Who emitted it: `{"stepper": name}`, `{"presentable": id}` or `{"coordinator": true}`.
+    let source: JSONValue
+    /// The connection that sent it, when a peer did.
+    let sender: String?
+    /// Why, and what would have made it pass.
+    let fate: WireFate
+
+    var json: JSONValue {
+        var fields: JSONObject = ["at": .int(Int(at)), "step": step.json, "source": source]
+        fields["sender"] = sender.map { .string($0) } ?? .null
+        return .object(fields.merging(fate.json) { $1 })
+    }
+}
+
+extension Coordinator {
+    /// How many dropped steps flowd keeps per session for `drops`.
+    static let rememberedDrops = 100
+
+    /// Keeps a dropped step of an existing session (the last ``rememberedDrops``), for inspectors to explain.
+    mutating func rememberDrop(
+        of step: Step,
+        from source: StepSource?,
+        fate: StepFate,
+        sender: PendingAcknowledgement?,
+        session: SessionID
+    ) {
+        guard !fate.isAccepted, engine.hasSession(session) else { return }
+        var drops = recentDrops[session, default: []]
+        drops.append(DroppedStep(at: now, step: step, source: source.json, sender: sender?.peer, fate: WireFate(fate)))
+        if drops.count > Self.rememberedDrops {
+            drops.removeFirst(drops.count - Self.rememberedDrops)
+        }
+        recentDrops[session] = drops
+    }
+
+    /// The `drops` query: a session's last dropped steps, oldest first, at most `limit` of them.
+    func drops(of session: SessionID, limit: Int?) -> JSONValue {
+        let drops = recentDrops[session] ?? []
+        return .array(drops.suffix(max(0, limit ?? drops.count)).map(\.json))
+    }
+}
+
+extension WireFate {
+    /// The fate's fields as JSON (as STEP_ACK carries them).
+    var json: JSONObject {
+        (try? JSONValue(encoding: self))?.objectValue ?? [:]
+    }
+}

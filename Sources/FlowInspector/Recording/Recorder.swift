@@ -1,0 +1,74 @@
+import FlowCore
+import FlowWire
+
+/// Turns what flowd publishes into a recording's actions: the inputs of a session (steps, deep links, visibility
+/// reports, session data, presenters lost), with their time. It learns which presenter shows which screen from
+/// the command batches, to say which presenter a screen's own step came from.
+public struct Recorder: Sendable {
+    /// When recording started (ms since 1970); actions are timed from it.
+    public let startedAt: Int64
+    private var presenters: [String: [PresentableID: String]] = [:]
+
+    public init(startedAt: Int64) {
+        self.startedAt = startedAt
+    }
+
+    /// Learns which presenter shows the screens a batch places.
+    public mutating func learn(from batch: CommandsMessage, session: String) {
+        for command in batch.commands {
+            for placed in command.placed {
+                presenters[session, default: [:]][placed.id] = batch.presenter
+            }
+        }
+    }
+
+    /// The action an event stands for, or `nil` when it is a consequence rather than an input.
+    public mutating func action(for event: InspectionEvent, sentAt: Int64) -> RecordedAction? {
+        guard let session = event.session else { return nil }
+        let fields = event.fields
+        var action = RecordedAction(at: max(0, sentAt - startedAt), session: session, kind: .step)
+        switch event.kind {
+        case "stepReceived":
+            guard let step = fields["step"].flatMap(Self.step) else { return nil }
+            action.step = step
+            let source = fields["source"]?.objectValue ?? [:]
+            if let stepper = source["stepper"]?.stringValue {
+                action.stepper = stepper
+            } else if let id = source["presentable"]?.intValue {
+                let presentable = PresentableID(UInt32(clamping: id))
+                action.presentable = presentable
+                action.presenter = presenters[session]?[presentable]
+            } else {
+                return nil  // The coordinator's own step (a OneStepper's): the replay makes it again.
+            }
+        case "deepLinkReceived":
+            action.kind = .deepLink
+            action.path = (fields["path"]?.arrayValue ?? []).compactMap(Self.step)
+        case "visibilityReported":
+            action.kind = .visibility
+            action.presenter = fields["presenter"]?.stringValue
+            action.visibility = fields["visibility"]?.stringValue.flatMap(Visibility.init(rawValue:))
+            action.presentables = (fields["presentables"]?.arrayValue ?? []).compactMap {
+                $0.intValue.map { PresentableID(UInt32(clamping: $0)) }
+            }
+        case "sessionData":
+            action.kind = .sessionData
+            action.key = fields["key"]?.stringValue
+            action.value = fields["value"] ?? .null
+        case "unregistered" where fields["role"]?.stringValue == "presenter":
+            action.kind = .presenterLost
+            action.presenter = fields["name"]?.stringValue
+        case "sessionEnded":
+            presenters[session] = nil
+            return nil
+        default:
+            return nil
+        }
+        return action.problem == nil ? action : nil
+    }
+
+    private static func step(_ value: JSONValue) -> Step? {
+        guard let object = value.objectValue, let name = object["name"]?.stringValue else { return nil }
+        return Step(name, object["parameters"]?.objectValue ?? [:])
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Dispatch
+import FlowBus
+import FlowInspector
+import Foundation
+
+/// `flowctl record FILE`: the inputs of the bus, with their timing, to a file.
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record the bus — steps, deep links, visibility reports, session data — with their timing.",
+        discussion: """
+            The file has a header line, then one JSON object per input (see the README's recording format). \
+            flowd's engine is deterministic, so replaying the inputs rebuilds the same trees: start recording \
+            before the session's processes start (or end the session first) to capture it whole. Guards are not \
+            recorded; run them when replaying. Stops on Ctrl-C (or SIGTERM), --count or --duration.
+
+            Examples:
+              flowctl record bug-1234.flowrec --session kiosk-7
+              flowctl replay --offline bug-1234.flowrec --flows flows.yaml
+            """
+    )
+
+    @OptionGroup var bus: BusOptions
+
+    @Argument(help: "The file to write.")
+    var file: String
+
+    @Option(help: "Only this session (default: every session).")
+    var session: String?
+
+    @Option(help: "Stop after this many inputs.")
+    var count: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Flag(help: "Overwrite the file if it exists.")
+    var force = false
+
+    func validate() throws {
+        if let count, count <= 0 {
+            throw ValidationError("--count must be positive, not \(count)")
+        }
+        if let duration, !(duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds, not \(duration)")
+        }
+        if !force, FileManager.default.fileExists(atPath: file) {
+            throw ValidationError("\(file) exists; choose another file or pass --force")
+        }
+    }
+
+    func run() async throws {
+        let stream: InspectionStream
+        do {
+            stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)
+        } catch let error as FlowBusError {
+            printError("flowctl: \(error.code == .unreachable ? "flowd is not answering: " : "")\(error.message)")
+            throw ExitCode(error.code == .unreachable ? 69 : 1)
+        }
+        guard FileManager.default.createFile(atPath: file, contents: nil),
+            let output = FileHandle(forWritingAtPath: file)
+        else {
+            stream.close()
+            printError("flowctl: cannot write \(file)")
+            throw ExitCode(1)
+        }
+        let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let header = Recording.Header(session: session, startedAt: startedAt, flowd: nil)
+        output.write(Data((Recording.line(header) + "\n").utf8))
+        let stop = stopOnSignals(stream)
+        let timer = duration.map { seconds in
+            Task {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                stream.close()
+            }
+        }
+        printError("recording \(session.map { "session \($0)" } ?? "every session") to \(file); Ctrl-C to stop")
+        var recorder = Recorder(startedAt: startedAt)
+        var recorded = 0
+        var lost = 0
+        for await inspected in stream.items {
+            switch inspected {
+            case .commands(let batch, let header):
+                recorder.learn(from: batch, session: header.session ?? "-")
+            case .event(let event, let header):
+                guard let action = recorder.action(for: event, sentAt: header.sentAt) else { continue }
+                output.write(Data((Recording.line(action) + "\n").utf8))
+                recorded += 1
+                if let count, recorded >= count {
+                    stream.close()
+                    break
+                }
+            case .connectionLost:
+                lost += 1
+                printError("flowctl: lost the connection to flowd; inputs until it is back are missed")
+            case .connectionRestored:
+                printError("flowctl: connected to flowd again")
+            }
+        }
+        timer?.cancel()
+        stop.forEach { $0.cancel() }
+        try output.close()
+        printError("recorded \(recorded) input\(recorded == 1 ? "" : "s") to \(file)")
+        if lost > 0 {
+            printError("flowctl: the connection dropped \(lost) time\(lost == 1 ? "" : "s"): the recording has gaps")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Ctrl-C and SIGTERM end the recording cleanly (the file is complete up to then).
+    private func stopOnSignals(_ stream: InspectionStream) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stream.close() }
+            source.resume()
+            return source
+        }
+    }
+}

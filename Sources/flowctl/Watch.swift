@@ -1,0 +1,189 @@
+import ArgumentParser
+import FlowBus
+import FlowInspector
+import Foundation
+
+/// `flowctl watch`: the live stream of what flowd decides.
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch the bus live: steps and their fate, navigations and their commands, flows, visibility, peers.",
+        discussion: """
+            Watching taps flowd's inspection stream: flowd publishes events only while someone watches, never \
+            waits for a watcher, and a watcher that falls far behind loses events rather than slowing flowd. \
+            Filters combine (all must match); a repeated filter matches any of its values. Without --type, the \
+            inputs that a later line repeats (stepReceived, willNavigate, flowReady, visibilityReported) are left \
+            out; --all shows them. Output is coloured on a terminal, unless NO_COLOR is set or --color never.
+
+            Exits 0 when stopped (Ctrl-C, --count reached, or --timeout without --count), 1 when --timeout ends a \
+            --count watch early, 69 when flowd is unreachable.
+
+            Examples:
+              flowctl watch
+              flowctl watch --session kiosk-7 --type stepFate --type commands
+              flowctl watch --stepper app --json | jq 'select(.fields.accepted == false)'
+              flowctl watch --step paymentDone --count 1 --timeout 30   # wait for one step in a script
+            """
+    )
+
+    enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
+        case auto, always, never
+    }
+
+    @OptionGroup var bus: BusOptions
+
+    @Option(help: "Only this session.")
+    var session: String?
+
+    @Option(help: "Only what concerns this flow (name or id; repeatable).")
+    var flow: [String] = []
+
+    @Option(help: "Only steps of this stepper and its registrations (repeatable).")
+    var stepper: [String] = []
+
+    @Option(help: "Only what concerns this presenter: its commands, reports, screens (repeatable).")
+    var presenter: [String] = []
+
+    @Option(
+        name: .customLong("type"),
+        help: "Only this kind of event: stepFate, commands, didNavigate... (repeatable)."
+    )
+    var types: [String] = []
+
+    @Option(help: "Only what concerns this step, by name (repeatable).")
+    var step: [String] = []
+
+    @Flag(help: "Show every kind of event.")
+    var all = false
+
+    @Flag(help: "One JSON object per line: {\"kind\", \"session\", \"sentAt\", \"fields\"}.")
+    var json = false
+
+    @Option(help: "Time at the start of each line: local, utc or none.")
+    var time: WatchFormatter.Clock = .local
+
+    @Option(help: "Colour: auto (on a terminal without NO_COLOR), always or never.")
+    var color: ColorChoice = .auto
+
+    @Option(help: "Stop after this many items.")
+    var count: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    var timeout: Double?
+
+    func validate() throws {
+        if let count, count <= 0 {
+            throw ValidationError("--count must be positive, not \(count)")
+        }
+        if let timeout, !(timeout > 0) {
+            throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
+        }
+        let known = WatchFilter.defaultKinds.union(["stepReceived", "willNavigate", "flowReady", "visibilityReported"])
+        for type in types where !known.contains(type) {
+            throw ValidationError(
+                "unknown event type '\(type)'; use one of \(known.sorted().joined(separator: ", "))"
+            )
+        }
+    }
+
+    func run() async throws {
+        var filter = WatchFilter()
+        filter.kinds = Set(types)
+        filter.all = all
+        filter.flows = flow
+        filter.steppers = stepper
+        filter.presenters = presenter
+        filter.steps = step
+        let stream: InspectionStream
+        do {
+            stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)
+        } catch let error as FlowBusError where error.code == .unreachable {
+            printError(
+                "flowctl: flowd is not answering at \(bus.clientOptions.endpoints.events) (waited \(bus.timeout) ms)"
+            )
+            throw ExitCode(69)
+        }
+        let names = await knownNames()
+        printError(
+            "watching flowd at \(bus.clientOptions.endpoints.events)\(session.map { " (session \($0))" } ?? ""); Ctrl-C to stop"
+        )
+        let formatter = WatchFormatter(colored: colored, clock: time)
+        let counted = try await show(stream, filter: filter, names: names, formatter: formatter)
+        if let count, counted < count {
+            throw ExitCode(1)
+        }
+    }
+
+    /// Shows items until --count or --timeout; returns how many were shown.
+    private func show(
+        _ stream: InspectionStream,
+        filter: WatchFilter,
+        names initial: WatchNames,
+        formatter: WatchFormatter
+    ) async throws -> Int {
+        let timer = timeout.map { seconds in
+            Task {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                stream.close()
+            }
+        }
+        defer { timer?.cancel() }
+        var names = initial
+        var shown = 0
+        for await inspected in stream.items {
+            let item: WatchedItem
+            switch inspected {
+            case .event(let event, let header): item = WatchedItem(event, header: header)
+            case .commands(let batch, let header): item = WatchedItem(batch, header: header)
+            case .connectionLost:
+                printError("flowctl: lost the connection to flowd; events until it is back are missed")
+                continue
+            case .connectionRestored:
+                printError("flowctl: connected to flowd again")
+                continue
+            }
+            names.learn(from: item)
+            guard filter.shows(item, names: names) else { continue }
+            printLine(json ? formatter.json(item) : formatter.line(item, names: names))
+            shown += 1
+            if let count, shown >= count {
+                stream.close()
+                break
+            }
+        }
+        return shown
+    }
+
+    /// Flows' names and screens' presenters of the sessions watched, from their trees.
+    private func knownNames() async -> WatchNames {
+        var names = WatchNames()
+        guard let inspector = try? await InspectorClient.connect(options: bus.clientOptions) else { return names }
+        let sessions: [String]
+        if let session {
+            sessions = [session]
+        } else {
+            let listed = try? await inspector.query("sessions", timeout: .milliseconds(bus.timeout))
+            sessions = (listed?.arrayValue ?? []).prefix(100).compactMap { $0.objectValue?["session"]?.stringValue }
+        }
+        for session in sessions {
+            if let reply = try? await inspector.query("tree", session: session, timeout: .milliseconds(bus.timeout)),
+                let tree = try? SessionTree(reply)
+            {
+                names.learn(from: tree)
+            }
+        }
+        await inspector.close()
+        return names
+    }
+
+    private var colored: Bool {
+        switch color {
+        case .always: true
+        case .never: false
+        case .auto:
+            isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) != false
+                && ProcessInfo.processInfo.environment["TERM"] != "dumb" && !json
+        }
+    }
+}
+
+extension WatchFormatter.Clock: ExpressibleByArgument {}
