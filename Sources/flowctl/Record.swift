@@ -98,7 +98,9 @@ struct Record: AsyncParsableCommand {
             }
         }
         timer?.cancel()
-        stop.forEach { $0.cancel() }
+        for source in stop {
+            source.cancel()
+        }
         try output.close()
         printError("recorded \(recorded) input\(recorded == 1 ? "" : "s") to \(file)")
         if lost > 0 {

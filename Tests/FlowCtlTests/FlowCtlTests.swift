@@ -87,6 +87,9 @@ import Testing
         #expect(dot.output.hasPrefix("digraph \"kiosk\" {"))
         #expect(dot.output.contains("\"f1\" -> \"f2\";"))
 
+        // Without a session, the only one.
+        #expect(try run(flowctl, ["tree"] + endpoints).output == text.output)
+
         let missing = try run(flowctl, ["tree", "nosuch"] + endpoints)
         #expect(missing.status == 1)
         #expect(missing.errors == "flowctl: flowd has no session 'nosuch' (flowctl list shows them)\n")
@@ -132,11 +135,15 @@ import Testing
         #expect(silent.errors.contains("flowctl: flowd is not answering at ipc://"))
     }
 
-    // Tried: an unknown subcommand, a missing session, a zero count, a negative timeout, an endpoint without a
-    // scheme, an unknown tree format.
+    // Tried: an unknown subcommand, a zero count, a negative timeout, an endpoint without a scheme, an unknown tree
+    // format, emit without a step, a parameter without '=', an empty stepper name, a deep link without steps, an
+    // unknown event type, a zero --last, a too short stats window, a negative watch timeout.
     @Test(arguments: [
-        ["frobnicate"], ["tree"], ["ping", "--count", "0"], ["ping", "--connect-timeout", "-5"],
-        ["list", "--control", "localhost:5860"], ["tree", "kiosk", "--format", "svg"],
+        ["frobnicate"], ["ping", "--count", "0"], ["ping", "--connect-timeout", "-5"],
+        ["list", "--control", "localhost:5860"], ["tree", "kiosk", "--format", "svg"], ["emit"],
+        ["emit", "login", "--param", "novalue"], ["emit", "login", "--as", ""], ["deeplink"],
+        ["watch", "--type", "nosuch"], ["explain", "--last", "0"], ["stats", "--interval", "0"],
+        ["watch", "--timeout", "-1"], ["deeplink", "movie:id"],
     ])
     func badArgumentsAreUsageErrors(arguments: [String]) throws {
         let result = try run(try builtProduct("flowctl"), arguments)

@@ -59,6 +59,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// The number, if this is one.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
     /// The boolean, if this is one.
     public var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }
