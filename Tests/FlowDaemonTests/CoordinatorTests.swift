@@ -452,7 +452,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.coordinator.counters.stepsIn == 2)
     }
 
-    @Test func aPresentersSubscriptionIsConfirmedOnItsTopic() throws {
+    @Test func subscriptionsAreConfirmedOnTheirTopic() throws {
         var bus = try Bus()
         let out = bus.coordinator.subscription(Array("cmd/kiosk/7/main".utf8), subscribed: true, now: bus.now)
         guard case .publish(let topic, let frames) = try #require(out.first) else {
@@ -464,7 +464,17 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(envelope.message == .heartbeat(Heartbeat()))
         #expect(envelope.header.session == "kiosk/7")
         #expect(bus.coordinator.subscription(Array("cmd/kiosk/7/main".utf8), subscribed: false, now: bus.now).isEmpty)
-        #expect(bus.coordinator.subscription(Array("cmd/".utf8), subscribed: true, now: bus.now).isEmpty)
+        // Inspectors' subscriptions are confirmed too, with or without a session.
+        for (subscription, session) in [("cmd/", nil), ("ins/", nil), ("ins/kiosk/7/", "kiosk/7"), ("ins/-/", nil)] {
+            let confirmed = bus.coordinator.subscription(Array(subscription.utf8), subscribed: true, now: bus.now)
+            guard case .publish(let topic, let frames) = try #require(confirmed.first) else {
+                Issue.record("nothing published for \(subscription)")
+                continue
+            }
+            #expect(topic == subscription)
+            #expect(try WireCodec().decode(frames).header.session == session)
+        }
+        #expect(bus.coordinator.subscription(Array("zzz/".utf8), subscribed: true, now: bus.now).isEmpty)
     }
 
     @Test func sessionDataIsAnsweredOnceSet() throws {

@@ -52,8 +52,8 @@ public final class InspectionStream: Sendable {
         commands: Bool = false,
         options: ClientOptions = ClientOptions()
     ) async throws -> InspectionStream {
-        if let session, session.isEmpty || session.contains("/") {
-            throw FlowBusError(.invalidOptions, "'\(session)' is not a session name")
+        if let session, session.isEmpty {
+            throw FlowBusError(.invalidOptions, "the session must not be empty")
         }
         let scope = session.map { "\($0)/" } ?? ""
         let topics = ["ins/\(scope)"] + (commands ? ["cmd/\(scope)"] : [])
@@ -67,6 +67,7 @@ public final class InspectionStream: Sendable {
             let thread = Thread {
                 InspectionLoop(
                     topics: topics,
+                    session: session,
                     options: options,
                     continuation: continuation,
                     confirmed: confirmed

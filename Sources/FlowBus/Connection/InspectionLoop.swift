@@ -7,6 +7,8 @@ import ZeroMQ
 /// reconnection.
 final class InspectionLoop {
     private let topics: [String]
+    /// The one session watched: `ins/kiosk/` also matches session `kiosk/7`'s topics, which are skipped.
+    private let session: String?
     private let options: ClientOptions
     private let continuation: AsyncStream<Inspected>.Continuation
     private var confirmed: PendingReply<Void>?
@@ -19,11 +21,13 @@ final class InspectionLoop {
 
     init?(
         topics: [String],
+        session: String?,
         options: ClientOptions,
         continuation: AsyncStream<Inspected>.Continuation,
         confirmed: PendingReply<Void>
     ) {
         self.topics = topics
+        self.session = session
         self.options = options
         self.continuation = continuation
         self.confirmed = confirmed
@@ -89,10 +93,11 @@ final class InspectionLoop {
             guard let topicFrame = frames.first, let envelope = try? codec.decode(Array(frames.dropFirst())) else {
                 continue
             }
+            let inScope = session == nil || envelope.header.session == session
             switch envelope.message {
-            case .event(let event):
+            case .event(let event) where inScope:
                 continuation.yield(.event(event, envelope.header))
-            case .commands(let commands):
+            case .commands(let commands) where inScope:
                 continuation.yield(.commands(commands, envelope.header))
             case .heartbeat:
                 confirm(String(decoding: topicFrame, as: UTF8.self))

@@ -104,9 +104,11 @@ public struct Coordinator: Sendable {
         }
         let text = String(decoding: topic, as: UTF8.self)
         if subscribed, text.hasPrefix("cmd/") || text.hasPrefix("ins/") {
-            // `cmd/<session>/<presenter>`, `ins/<session>/<kind>` or a prefix of them.
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            let session = parts.count > 2 && !parts[1].isEmpty && parts[1] != "-" ? SessionID(String(parts[1])) : nil
+            // `cmd/<session>/<presenter>`, `ins/<session>/<kind>` or a prefix of them; a session may hold slashes.
+            let start = text.index(text.startIndex, offsetBy: 4)
+            let end = text[start...].lastIndex(of: "/") ?? start
+            let named = String(text[start..<end])
+            let session = named.isEmpty || named == "-" ? nil : SessionID(named)
             publish(.heartbeat(Heartbeat()), topic: text, session: session)
         }
         return output
