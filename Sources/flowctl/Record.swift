@@ -64,8 +64,11 @@ struct Record: AsyncParsableCommand {
             printError("flowctl: cannot write \(file)")
             throw ExitCode(1)
         }
+        let inspector = try await bus.inspector()
+        let version = inspector.daemonVersion
+        await inspector.close()
         let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
-        let header = Recording.Header(session: session, startedAt: startedAt, flowd: nil)
+        let header = Recording.Header(session: session, startedAt: startedAt, flowd: version)
         output.write(Data((Recording.line(header) + "\n").utf8))
         let stop = stopOnSignals(stream)
         let timer = duration.map { seconds in

@@ -33,8 +33,8 @@ struct Bus {
     /// A screen's visibility in flowd's tree of `session`, once flowd has it.
     func visibility(of screen: Int, in session: String) async throws -> String? {
         let inspector = try await InspectorClient.connect(options: options)
-        defer { Task { await inspector.close() } }
         let tree = try? await inspector.query("tree", session: session)
+        await inspector.close()
         let screens = tree?.objectValue?["screens"]?.arrayValue ?? []
         return screens.first { $0.objectValue?["id"]?.intValue == screen }?.objectValue?["visibility"]?.stringValue
     }

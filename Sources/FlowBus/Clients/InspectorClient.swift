@@ -1,6 +1,7 @@
 import FlowCore
 import FlowWire
 import Foundation
+import Synchronization
 
 /// An inspector's connection (what `flowctl` uses): it asks flowd about its sessions, registrations and counters,
 /// and injects steps and deep links into sessions.
@@ -12,6 +13,9 @@ public final class InspectorClient: Sendable {
         connection.welcome.withLock { $0?.daemonVersion ?? "" }
     }
 
+    /// How many inspectors this process connected, for their default names.
+    private static let connections = Atomic(0)
+
     private init(_ connection: BusConnection) {
         self.connection = connection
     }
@@ -20,12 +24,16 @@ public final class InspectorClient: Sendable {
         connection.enqueue(.close(done: nil))
     }
 
-    /// Connects as an inspector (no session). The default name is unique to this process.
+    /// Connects as an inspector (no session). Without a name, the inspector gets one of its own
+    /// (`inspector-<pid>-<n>`): two connections must never share a routing id.
     /// - Throws: ``FlowBusError`` `unreachable`, `refused`, `invalidOptions`.
     public static func connect(
-        name: String = "inspector-\(ProcessInfo.processInfo.processIdentifier)",
+        name: String? = nil,
         options: ClientOptions = ClientOptions()
     ) async throws -> InspectorClient {
+        let name =
+            name
+            ?? "inspector-\(ProcessInfo.processInfo.processIdentifier)-\(connections.add(1, ordering: .relaxed).newValue)"
         let setup = try ConnectionSetup(options: options, role: .inspector, name: name, session: nil)
         return InspectorClient(try await BusConnection.open(setup))
     }
