@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowBus", "FlowInspector", "FlowSpec", "FlowWire",
+                "FlowBus", "FlowInspector", "FlowSpec", "FlowWire", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -72,7 +72,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
-        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "TestSupport"]),
+        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "TestSupport", "ZeroMQ"]),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),
         .testTarget(
             name: "FlowBusTests",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import Foundation
+import ZeroMQ
 
 /// Where flowd is, shared by every subcommand.
 struct BusOptions: ParsableArguments {
@@ -13,6 +14,18 @@ struct BusOptions: ParsableArguments {
     @Option(name: .customLong("connect-timeout"), help: "How long to wait for flowd, in milliseconds.")
     var timeout = 3000
 
+    @Option(
+        help:
+            "With CURVE: this client's secret key (Z85, from `flowd keygen`); flowd authorizes its public key for --id."
+    )
+    var curveSecretKey: String?
+
+    @Option(help: "With CURVE: flowd's public key (Z85).")
+    var curveServerKey: String?
+
+    @Option(help: "The connection's id (with CURVE, the id flowd authorizes this client's key for).")
+    var id: String?
+
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--connect-timeout must be positive, not \(timeout)")
@@ -20,14 +33,34 @@ struct BusOptions: ParsableArguments {
         for endpoint in [control, events].compactMap({ $0 }) where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
         }
+        guard (curveSecretKey == nil) == (curveServerKey == nil) else {
+            throw ValidationError("CURVE needs both --curve-secret-key and --curve-server-key")
+        }
+        _ = try curve()
+    }
+
+    /// The CURVE keys given, checked.
+    func curve() throws -> ClientCurve? {
+        guard let curveSecretKey, let curveServerKey else { return nil }
+        do {
+            return ClientCurve(
+                keys: try CurveKeyPair(secretKey: try CurveKey(z85: curveSecretKey)),
+                serverKey: try CurveKey(z85: curveServerKey)
+            )
+        } catch {
+            throw ValidationError("a CURVE key is 40 Z85 characters, as `flowd keygen` prints: \(error)")
+        }
     }
 
     var clientOptions: ClientOptions {
         let defaults = Endpoints.defaultIPC()
-        return ClientOptions(
+        var options = ClientOptions(
             endpoints: Endpoints(control: control ?? defaults.control, events: events ?? defaults.events),
             connectTimeout: .milliseconds(timeout)
         )
+        options.curve = try? curve()
+        options.id = id
+        return options
     }
 
     /// An inspector connected to flowd; exits 69 with a clear message when flowd is not there.

@@ -28,7 +28,7 @@ struct InjectionOptions: ParsableArguments {
         var options = bus.clientOptions
         // A routing id of its own: several flowctl may emit as the same stepper at once.
         let started = Int(Date().timeIntervalSince1970 * 1000)
-        options.id = "flowctl/\(stepper)/\(ProcessInfo.processInfo.processIdentifier)-\(started)"
+        options.id = bus.id ?? "flowctl/\(stepper)/\(ProcessInfo.processInfo.processIdentifier)-\(started)"
         let inspector: InspectorClient
         do {
             inspector = try await InspectorClient.connect(name: stepper, options: options)
