@@ -45,6 +45,7 @@ public final class InspectionStream: Sendable {
     /// - Parameters:
     ///   - session: only this session's events; `nil` for every session and flowd's own (registrations...).
     ///   - commands: also the command batches flowd publishes for presenters.
+    ///   - options: where flowd is, its CURVE key and the connect timeout (the rest is for registered clients).
     /// - Throws: ``FlowBusError`` `unreachable` when flowd does not confirm within the connect timeout,
     ///   `invalidOptions` when the endpoint or keys are unusable.
     public static func open(
