@@ -118,8 +118,11 @@ struct Replay: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let echoes = try await InspectionStream.open(options: bus.clientOptions)
+        // Each recorded stepper and presenter connects under its own id (`<session>/<name>`), not --id.
+        var peerOptions = bus.clientOptions
+        peerOptions.id = nil
         let replay = OnlineReplay(
-            options: bus.clientOptions,
+            options: peerOptions,
             timeout: .milliseconds(bus.timeout),
             inspector: inspector,
             echoes: echoes
