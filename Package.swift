@@ -53,7 +53,8 @@ let package = Package(
         .executableTarget(
             name: "flowdemo",
             dependencies: [
-                "FlowBus", "FlowDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FlowBus", "FlowDemo", "FlowInspector",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

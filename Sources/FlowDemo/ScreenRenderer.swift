@@ -88,7 +88,7 @@ public struct ScreenRenderer: Sendable {
         return "\(node.description.name)(\(text))"
     }
 
-    private func tabTitle(_ node: ScreenNode) -> String {
+    func tabTitle(_ node: ScreenNode) -> String {
         node.description.parameters["title"]?.stringValue ?? node.description.name
     }
 

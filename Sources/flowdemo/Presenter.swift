@@ -21,6 +21,12 @@ struct Presenter: AsyncParsableCommand {
     @Flag(help: "Print each frame after the last instead of redrawing the terminal.")
     var plain = false
 
+    @Flag(help: "Show a menu of keys under each frame and read single keys (a person clicking through the app).")
+    var keys = false
+
+    @Flag(help: "Quit at the end of standard input (when a program drives it).")
+    var quitAtEOF = false
+
     func run() async throws {
         let client: PresenterClient
         do {
@@ -34,10 +40,63 @@ struct Presenter: AsyncParsableCommand {
             throw ExitCode(69)
         }
         let redraws = !plain && isatty(STDOUT_FILENO) == 1
-        let presenter = TerminalPresenter(presenter: name, redraws: redraws) { text in
+        let presenter = TerminalPresenter(presenter: name, redraws: redraws, keys: keys) { text in
             FileHandle.standardOutput.write(Data(text.utf8))
         }
-        await presenter.run(client, input: standardInputLines())
+        let input = keys ? standardInputKeys() : standardInputLines()
+        await presenter.run(client, input: quitAtEOF ? input.endingWith(keys ? "q" : "quit") : input)
+    }
+}
+
+extension AsyncStream where Element == String {
+    /// The same elements, then `last`.
+    func endingWith(_ last: String) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        Task {
+            for await element in self {
+                continuation.yield(element)
+            }
+            continuation.yield(last)
+            continuation.finish()
+        }
+        return stream
+    }
+}
+
+/// The keys typed on standard input, one at a time: on a terminal it is put in raw mode (no echo, no Enter
+/// needed) until the process ends; otherwise each character of the input is a key.
+func standardInputKeys() -> AsyncStream<String> {
+    let (keys, continuation) = AsyncStream.makeStream(of: String.self)
+    if isatty(STDIN_FILENO) == 1 {
+        var original = termios()
+        tcgetattr(STDIN_FILENO, &original)
+        var raw = original
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        TerminalMode.original = original
+        atexit { TerminalMode.restore() }
+    }
+    Thread {
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1 {
+            let character = Character(Unicode.Scalar(byte))
+            if !character.isNewline && character != " " {
+                continuation.yield(String(character))
+            }
+        }
+        continuation.finish()
+    }.start()
+    return keys
+}
+
+/// The terminal's settings before raw mode, restored at exit.
+enum TerminalMode {
+    nonisolated(unsafe) static var original: termios?
+
+    static func restore() {
+        if var original {
+            tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        }
     }
 }
 

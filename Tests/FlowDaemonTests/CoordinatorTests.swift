@@ -509,4 +509,24 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         guard case .reply(let reply) = registrations.first?.message else { return }
         #expect(reply.result.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == ["kiosk/app"])
     }
+
+    @Test func aBusyDaemonStillTicksAndNoticesSilentPeers() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        let start = bus.now
+        // The stepper talks every 20 ms; the presenter is silent. The next tick stays due, whatever the traffic.
+        var ticks = 0
+        while bus.now < start + 6_000 {
+            bus.now += 20
+            bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+            #expect(bus.coordinator.nextWakeUp() <= bus.now + 500)
+            if bus.coordinator.nextWakeUp() <= bus.now {
+                _ = bus.coordinator.tick(now: bus.now)
+                ticks += 1
+            }
+        }
+        #expect(ticks >= 10)
+        #expect(bus.coordinator.counters.peersLost == 1)
+    }
 }

@@ -31,6 +31,8 @@ public struct Coordinator: Sendable {
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
     var now: Int64 = 0
+    /// When ``tick(now:)`` last ran: it runs at least every half heartbeat interval, however busy the daemon is.
+    var lastTick: Int64 = 0
     let logger: Logger
 
     /// Creates a coordinator for a flow file.
@@ -46,6 +48,7 @@ public struct Coordinator: Sendable {
         self.configuration = configuration
         self.epoch = epoch
         self.now = now
+        self.lastTick = now
         self.codec = WireCodec(maxBodySize: configuration.maxMessageSize)
         self.engine = FlowEngine(
             registry: specification.registry,
@@ -57,11 +60,13 @@ public struct Coordinator: Sendable {
     /// The sessions that exist.
     public var sessions: [SessionID] { engine.sessionIDs }
 
-    /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970).
+    /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970): half a heartbeat interval
+    /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the
+    /// engine's next deadline.
     public func nextWakeUp() -> Int64 {
-        let heartbeat = configuration.heartbeatInterval.milliseconds
+        let period = max(1, configuration.heartbeatInterval.milliseconds / 2)
         let engineDeadline = engine.nextDeadline?.milliseconds ?? Int64.max
-        return min(now + heartbeat, engineDeadline)
+        return min(lastTick + period, engineDeadline)
     }
 
     // MARK: Input
@@ -117,6 +122,7 @@ public struct Coordinator: Sendable {
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.
     public mutating func tick(now: Int64) -> [Outgoing] {
         self.now = max(self.now, now)
+        lastTick = self.now
         output = []
         apply(engine.advanceTime(to: EngineTime(milliseconds: self.now)))
         forgetQuietAllowances()
