@@ -75,10 +75,11 @@ public struct DemoMenu: Sendable, Hashable {
         "keys: " + entries.map { "\($0.key) \($0.label)" }.joined(separator: " · ")
     }
 
-    /// Whether a person can go back from a screen: a modal, or a stack item above the stack's first.
+    /// Whether a person can go back from a screen: a modal screen (not a modal flow's container), or a stack item
+    /// above the stack's first.
     private static func canGoBack(from node: ScreenNode, in screens: ScreenTree) -> Bool {
         switch node.placement {
-        case .modal: true
+        case .modal: node.description.style == .screen  // An alert; a modal flow closes itself.
         case .stackItem: node.parent.flatMap { screens[$0]?.items.first } != node.id
         default: false
         }

@@ -155,8 +155,17 @@ public final class TerminalPresenter: Sendable {
                 write("dismiss \(screen): it is not on screen\n")
                 return true
             }
+            let before = client.screens
             try? client.report(.dismissed, [id])
             write("dismiss \(screen): reported\n")
+            // The user's own navigation: drawn at once (flowd sends no commands for it).
+            var after = before
+            _ = try? after.apply(.dismiss(id), for: presenter)
+            let shown = state.withLock { state in
+                state.shown = applying(state.selections, to: after)
+                return state.shown
+            }
+            draw("you went back from \(screen)", shown)
         case .select(let tab):
             select(tab, client)
         }

@@ -36,9 +36,10 @@ final class DemoProcesses: Sendable {
         self.removesRuntime = removesRuntime
     }
 
-    /// Stops everything on Ctrl-C or SIGTERM, then exits 130; keep the sources returned alive meanwhile.
+    /// Stops everything on Ctrl-C, SIGTERM or SIGHUP (its terminal closed), then exits 130; keep the sources
+    /// returned alive meanwhile.
     func stopOnSignals() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+        [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
@@ -51,16 +52,23 @@ final class DemoProcesses: Sendable {
         }
     }
 
-    /// Starts `executable` (a sibling of this one) with `arguments`; its output goes to ours. With `input`, its
-    /// standard input is a pipe the demo writes to; otherwise it shares ours.
+    /// Starts `executable` (a sibling of this one) with `arguments`; its output goes to ours (nowhere when
+    /// `quiet`). With `input`, its standard input is a pipe the demo writes to; otherwise it shares ours.
     @discardableResult
-    func start(_ name: String, _ executable: String, _ arguments: [String], input: Bool = true) throws -> Child {
+    func start(
+        _ name: String,
+        _ executable: String,
+        _ arguments: [String],
+        input: Bool = true,
+        quiet: Bool = false
+    ) throws -> Child {
         let process = Process()
         process.executableURL = directory.appendingPathComponent(executable)
         process.arguments = arguments
         let pipe = input ? Pipe() : nil
-        if let pipe {
-            process.standardInput = pipe
+        process.standardInput = pipe ?? FileHandle.standardInput
+        if quiet {
+            process.standardOutput = FileHandle.nullDevice
         }
         try process.run()
         let child = Child(name: name, process: process, input: pipe)

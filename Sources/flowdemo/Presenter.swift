@@ -68,6 +68,10 @@ extension AsyncStream where Element == String {
 func standardInputKeys() -> AsyncStream<String> {
     let (keys, continuation) = AsyncStream.makeStream(of: String.self)
     if isatty(STDIN_FILENO) == 1 {
+        // Started by another program (`flowdemo run --interactive`), the presenter may be in a process group of
+        // its own: it takes the terminal's foreground, or reading keys would fail.
+        signal(SIGTTOU, SIG_IGN)
+        tcsetpgrp(STDIN_FILENO, getpgrp())
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)
         var raw = original
@@ -78,7 +82,12 @@ func standardInputKeys() -> AsyncStream<String> {
     }
     Thread {
         var byte: UInt8 = 0
-        while read(STDIN_FILENO, &byte, 1) == 1 {
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR {
+                continue
+            }
+            guard count == 1 else { break }
             let character = Character(Unicode.Scalar(byte))
             if !character.isNewline && character != " " {
                 continuation.yield(String(character))

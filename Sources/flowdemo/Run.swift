@@ -153,13 +153,14 @@ struct DemoStage {
         return try processes.start("presenter", "flowdemo", arguments + busArguments, input: !interactive)
     }
 
-    /// Starts the three stepper processes: the app, authentication, settings.
-    func startSteppers() throws -> (app: DemoProcesses.Child, auth: DemoProcesses.Child, settings: DemoProcesses.Child)
-    {
+    /// Starts the three stepper processes: the app, authentication, settings (`quiet`: their output is dropped).
+    func startSteppers(
+        quiet: Bool = false
+    ) throws -> (app: DemoProcesses.Child, auth: DemoProcesses.Child, settings: DemoProcesses.Child) {
         (
-            try processes.start("app", "flowdemo", ["app"] + busArguments),
-            try processes.start("auth", "flowdemo", ["auth"] + busArguments),
-            try processes.start("settings", "flowdemo", ["settings"] + busArguments)
+            try processes.start("app", "flowdemo", ["app"] + busArguments, quiet: quiet),
+            try processes.start("auth", "flowdemo", ["auth"] + busArguments, quiet: quiet),
+            try processes.start("settings", "flowdemo", ["settings"] + busArguments, quiet: quiet)
         )
     }
 
@@ -172,7 +173,6 @@ struct DemoStage {
     /// The demo with a person at the keys: the presenter runs in this terminal; opening the login screen logs the
     /// user in (the auth stepper reports it), so About is refused before and allowed after.
     func interactive() async throws {
-        let (_, auth, _) = try startSteppers()
         let flowctl = processes.directory.appendingPathComponent("flowctl").path
         print(
             """
@@ -182,7 +182,12 @@ struct DemoStage {
             """
         )
         try await Task.sleep(for: .seconds(3))
+        let terminal = TerminalState()
         let presenter = try startPresenter(interactive: true)
+        defer { terminal.restore() }
+        try await waitForVisible("app")
+        // The steppers' lines would break into the presenter's screen: they go nowhere.
+        let (_, auth, _) = try startSteppers(quiet: true)
         let watcher = Task {
             var loggedIn = false
             while !Task.isCancelled {
@@ -199,6 +204,26 @@ struct DemoStage {
             try await Task.sleep(for: .milliseconds(50))
         }
         watcher.cancel()
+    }
+}
+
+/// The terminal as it was before the presenter took it: given back (foreground and settings) afterwards, even
+/// when the presenter was killed in raw mode.
+struct TerminalState {
+    private var saved: termios?
+
+    init() {
+        guard isatty(STDIN_FILENO) == 1 else { return }
+        var settings = termios()
+        tcgetattr(STDIN_FILENO, &settings)
+        saved = settings
+    }
+
+    func restore() {
+        guard var settings = saved else { return }
+        signal(SIGTTOU, SIG_IGN)
+        tcsetpgrp(STDIN_FILENO, getpgrp())
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }
 

@@ -22,7 +22,8 @@ private func endpoints(_ transport: String) -> [String] {
 @Suite struct DaemonProcessTests {
     @Test(arguments: ["ipc", "tcp"])
     func aStepperAndAPresenterDriveTheDemoThroughARealDaemon(transport: String) throws {
-        let daemon = try DaemonProcess(["--flows", demoFlows] + endpoints(transport))
+        let arguments = endpoints(transport)
+        let daemon = try DaemonProcess(["--flows", demoFlows] + arguments)
         let (control, events) = try daemon.readyEndpoints()
         let context = try Context()
         let presenter = try TestPeer(
@@ -72,6 +73,10 @@ private func endpoints(_ transport: String) -> [String] {
 
         #expect(daemon.signal(SIGTERM) == 0)
         #expect(daemon.standardError.contains("flowd stopped"))
+        // Stopped, flowd leaves no socket file behind.
+        for path in arguments.filter({ $0.hasPrefix("ipc://") }).map({ String($0.dropFirst("ipc://".count)) }) {
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
     }
 
     @Test func sighupReloadsAValidFileAndRefusesAnInvalidOne() throws {

@@ -43,6 +43,13 @@ public final class DaemonServer: Sendable {
         }
         guard started else { return }
         defer { state.withLock { $0 = .stopped } }
+        // An ipc endpoint is a socket file: it goes when flowd stops, so no stale file is left behind.
+        defer {
+            for endpoint in configuration.controlEndpoints + configuration.eventsEndpoints
+            where endpoint.hasPrefix("ipc://") {
+                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
+            }
+        }
 
         let router = try Socket(.router, context: context)
         try router.setOption(.routerHandover, true)
