@@ -66,7 +66,8 @@ public final class TerminalPresenter: Sendable {
             return rebuild.reason == .start && count > 1
                 ? "rebuilt from flowd's snapshot: back on the same screens "
                     + "(\(count) presentables, navigation \(rebuild.sequence))"
-                : "rebuilt (\(rebuild.reason.rawValue)): \(count) presentables (navigation \(rebuild.sequence))"
+                : "rebuilt (\(rebuild.reason.rawValue)): \(count) presentable\(count == 1 ? "" : "s") "
+                    + "(navigation \(rebuild.sequence))"
         case .navigate(let navigation):
             let step = navigation.step.map { " after \($0)" } ?? ""
             let operations = navigation.commands.map(\.operation).joined(separator: ", ")
