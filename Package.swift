@@ -63,7 +63,7 @@ let package = Package(
                 "FlowSpec", "FlowDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "flowbench", dependencies: ["FlowCore"]),
+        .executableTarget(name: "flowbench", dependencies: ["FlowCore", "FlowBus", "FlowWire", "ZeroMQ"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),

@@ -1,0 +1,212 @@
+import FlowWire
+import Foundation
+import ZeroMQ
+
+/// flowd measured end to end — stepper processes, flowd, a presenter process — against a raw relay on the same
+/// ZeroMQ binding, in the same run, over ipc and tcp.
+struct EndToEndBenchmarks {
+    let directory: String
+    let flows: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "flowbench-\(ProcessInfo.processInfo.processIdentifier)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        flows = try BenchFlows.write(into: directory)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A flowd on fresh endpoints, ready.
+    func startFlowd(_ transport: String) throws -> (RoleProcess, BenchEndpoints) {
+        let endpoints = BenchEndpoints.make(transport, directory: directory + "/\(UUID().uuidString.prefix(8))")
+        let flowd = try RoleProcess(
+            "flowd",
+            ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"],
+            quiet: true
+        )
+        try waitForFlowd(endpoints)
+        return (flowd, endpoints)
+    }
+
+    /// Steps per second from `steppers` processes through flowd to a presenter process (acknowledgements
+    /// included), and with `watching`, a `flowctl watch` attached.
+    func flowdThroughput(_ transport: String, steppers: Int, steps: Int, watching: Bool = false) throws -> Double {
+        let (flowd, endpoints) = try startFlowd(transport)
+        defer { flowd.stop() }
+        let watcher =
+            watching
+            ? try RoleProcess(
+                "flowctl",
+                ["watch", "--json", "--control", endpoints.control, "--events", endpoints.events],
+                readErrors: true
+            ) : nil
+        defer { watcher?.stop() }
+        // flowctl says it watches once flowd confirmed its subscription: from then on every event is published.
+        try watcher?.expect("watching flowd")
+        let perStepper = steps / steppers
+        let presenter = try RoleProcess(
+            "flowbench",
+            ["presenter", endpoints.control, endpoints.events, "\(perStepper * steppers)"]
+        )
+        try presenter.expect("ready")
+        let senders = try (1...steppers).map { index in
+            try RoleProcess(
+                "flowbench",
+                ["stepper", endpoints.control, endpoints.events, "s\(index)", "\(perStepper)", "flood"]
+            )
+        }
+        return try race(senders, presenter, steps: perStepper * steppers)
+    }
+
+    /// The same through the raw relay.
+    func relayThroughput(_ transport: String, steppers: Int, steps: Int) throws -> Double {
+        let endpoints = BenchEndpoints.make(transport, directory: directory + "/\(UUID().uuidString.prefix(8))")
+        let relay = try RoleProcess("flowbench", ["relay", endpoints.control, endpoints.events])
+        defer { relay.stop() }
+        try relay.expect("ready")
+        let perStepper = steps / steppers
+        let presenter = try RoleProcess("flowbench", ["relay-presenter", endpoints.events, "\(perStepper * steppers)"])
+        try presenter.expect("ready")
+        let senders = try (1...steppers).map { index in
+            try RoleProcess("flowbench", ["relay-stepper", endpoints.control, "s\(index)", "\(perStepper)", "flood"])
+        }
+        return try race(senders, presenter, steps: perStepper * steppers)
+    }
+
+    /// Latency percentiles (ns) with one step in flight, from emit to the presenter receiving the command.
+    func flowdLatency(
+        _ transport: String,
+        steps: Int,
+        flowd existing: (RoleProcess, BenchEndpoints)? = nil
+    ) throws
+        -> [String: Int]
+    {
+        let (flowd, endpoints) = try existing ?? startFlowd(transport)
+        defer {
+            if existing == nil { flowd.stop() }
+        }
+        let presenter = try RoleProcess("flowbench", ["presenter", endpoints.control, endpoints.events, "\(steps)"])
+        try presenter.expect("ready")
+        let sender = try RoleProcess(
+            "flowbench",
+            ["stepper", endpoints.control, endpoints.events, "s1", "\(steps)", "serial"]
+        )
+        try sender.expect("ready")
+        sender.send("go")
+        try sender.expect("done")
+        return try Self.percentiles(try presenter.expect("done"))
+    }
+
+    /// The same through the raw relay.
+    func relayLatency(_ transport: String, steps: Int) throws -> [String: Int] {
+        let endpoints = BenchEndpoints.make(transport, directory: directory + "/\(UUID().uuidString.prefix(8))")
+        let relay = try RoleProcess("flowbench", ["relay", endpoints.control, endpoints.events])
+        defer { relay.stop() }
+        try relay.expect("ready")
+        let presenter = try RoleProcess("flowbench", ["relay-presenter", endpoints.events, "\(steps)"])
+        try presenter.expect("ready")
+        let sender = try RoleProcess("flowbench", ["relay-stepper", endpoints.control, "s1", "\(steps)", "serial"])
+        try sender.expect("ready")
+        sender.send("go")
+        try sender.expect("done")
+        return try Self.percentiles(try presenter.expect("done"))
+    }
+
+    /// flowd's memory per session and the time to create them: one connection says HELLO for `count` sessions
+    /// (each HELLO creates its session), then the step latency in one more session.
+    func sessions(
+        count: Int,
+        latencySteps: Int
+    ) throws -> (bytesPerSession: Double, perSecond: Double, latency: [String: Int]) {
+        let (flowd, endpoints) = try startFlowd("ipc")
+        defer { flowd.stop() }
+        let before = flowd.residentBytes
+        let context = try Context()
+        let dealer = try Socket(.dealer, context: context)
+        try dealer.setOption(.routingID, Array("creator".utf8))
+        try dealer.setOption(.sendHighWaterMark, 0)
+        try dealer.connect(endpoints.control)
+        let codec = WireCodec()
+        let clock = ContinuousClock()
+        let started = clock.now
+        var sent = 0
+        var welcomed = 0
+        while welcomed < count {
+            while sent < count && sent - welcomed < 1000 {
+                sent += 1
+                let hello = Hello(role: .stepper, id: "creator", name: "creator", session: "session-\(sent)")
+                let header = Header(id: UInt64(sent), sender: "creator", sentAt: 0)
+                _ = try dealer.send(frames: codec.encode(Envelope(header: header, message: .hello(hello))))
+            }
+            guard let reply = try dealer.receive(within: .seconds(60)) else {
+                throw BenchFailure("flowd stopped answering after \(welcomed) sessions")
+            }
+            if case .welcome = try codec.decode(reply.frames).message {
+                welcomed += 1
+            }
+        }
+        let elapsed = clock.now - started
+        let after = flowd.residentBytes
+        let latency = try flowdLatency("ipc", steps: latencySteps, flowd: (flowd, endpoints))
+        return (Double(after - before) / Double(count), Double(count) / elapsed.seconds, latency)
+    }
+
+    // MARK: Helpers
+
+    private func race(_ senders: [RoleProcess], _ presenter: RoleProcess, steps: Int) throws -> Double {
+        for sender in senders {
+            try sender.expect("ready")
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        for sender in senders {
+            sender.send("go")
+        }
+        for sender in senders {
+            try sender.expect("done")
+        }
+        try presenter.expect("done")
+        return Double(steps) / (clock.now - started).seconds
+    }
+
+    private func waitForFlowd(_ endpoints: BenchEndpoints) throws {
+        let context = try Context()
+        let dealer = try Socket(.dealer, context: context)
+        try dealer.setOption(.routingID, Array("bench-probe".utf8))
+        try dealer.connect(endpoints.control)
+        let codec = WireCodec()
+        let hello = Hello(role: .inspector, id: "bench-probe", name: "bench-probe", session: nil)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            _ = try dealer.send(
+                frames: codec.encode(Envelope(header: Header(id: 1, sentAt: 0), message: .hello(hello))),
+                dontWait: true
+            )
+            if let reply = try dealer.receive(within: .milliseconds(200)),
+                case .welcome = try? codec.decode(reply.frames).message
+            {
+                _ = try dealer.send(
+                    frames: codec.encode(
+                        Envelope(header: Header(id: 2, sentAt: 0), message: .bye(Bye(reason: "probe")))
+                    )
+                )
+                return
+            }
+        }
+        throw BenchFailure("flowd did not start")
+    }
+
+    static func percentiles(_ line: String) throws -> [String: Int] {
+        var values: [String: Int] = [:]
+        for field in line.split(separator: " ").dropFirst() {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) {
+                values[String(parts[0])] = value
+            }
+        }
+        guard values["p50"] != nil else { throw BenchFailure("no percentiles in '\(line)'") }
+        return values
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Something in a benchmark did not go as planned.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A process of a benchmark: flowd, flowctl, or flowbench itself in a role, spoken to by lines.
+final class RoleProcess {
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    /// Starts `executable` (a sibling of flowbench) with `arguments`. Its standard output is read (or dropped when
+    /// `quiet`); with `readErrors`, its standard error is read instead.
+    init(_ executable: String, _ arguments: [String], quiet: Bool = false, readErrors: Bool = false) throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        process.executableURL = directory.appendingPathComponent(executable)
+        process.arguments = arguments
+        process.standardInput = input
+        if readErrors {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = output
+        } else {
+            process.standardOutput = quiet ? FileHandle.nullDevice : output
+        }
+        try process.run()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The next line the process prints (or `nil` at its end).
+    func line() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { return nil }
+            buffer.append(data)
+        }
+    }
+
+    /// Waits for a line starting with `prefix`; returns it.
+    @discardableResult
+    func expect(_ prefix: String) throws -> String {
+        while let line = line() {
+            if line.hasPrefix(prefix) { return line }
+        }
+        throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "a process") ended before '\(prefix)'")
+    }
+
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// The process's resident set, from /proc.
+    var residentBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8)
+        else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+
+    /// SIGTERM, then SIGKILL after a moment: a process spawned from a thread that blocks signals inherits the
+    /// mask, and only a program that reads its signals (flowd) stops on SIGTERM then.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+}
+
+/// Where a benchmark's processes meet: ipc in a directory of its own, or tcp on loopback ports that were free.
+struct BenchEndpoints {
+    let control: String
+    let events: String
+
+    static func make(_ transport: String, directory: String) -> BenchEndpoints {
+        if transport == "tcp" {
+            return BenchEndpoints(control: "tcp://127.0.0.1:\(freePort())", events: "tcp://127.0.0.1:\(freePort())")
+        }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return BenchEndpoints(control: "ipc://\(directory)/control", events: "ipc://\(directory)/events")
+    }
+
+    /// A tcp port nobody listens on now.
+    private static func freePort() -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

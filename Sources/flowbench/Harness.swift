@@ -1,0 +1,174 @@
+import Foundation
+
+/// Runs every benchmark in one go, prints the table and writes the JSON report.
+struct Harness {
+    let quick: Bool
+    let jsonPath: String?
+
+    init(arguments: [String]) {
+        quick = arguments.contains("--quick")
+        jsonPath = arguments.firstIndex(of: "--json").flatMap {
+            arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
+        }
+    }
+
+    func run() async throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let heading =
+            "FlowBus benchmarks — \(cores) cores\(quick ? " (quick)" : ""), commit "
+            + (ProcessInfo.processInfo.environment["FLOWBUS_COMMIT"] ?? "unknown")
+        FileHandle.standardOutput.write(Data((heading + "\n").utf8))
+        var results: [Result] = []
+        func report(_ result: Result) {
+            results.append(result)
+            FileHandle.standardOutput.write(Data((result.line + "\n").utf8))
+        }
+        let endToEnd = try EndToEndBenchmarks()
+        defer { endToEnd.cleanUp() }
+
+        let steps = quick ? 4_000 : 48_000
+        for transport in ["ipc", "tcp"] {
+            for steppers in quick ? [1, 4] : [1, 4, 16] {
+                let flowd = try endToEnd.flowdThroughput(transport, steppers: steppers, steps: steps)
+                let relay = try endToEnd.relayThroughput(transport, steppers: steppers, steps: steps)
+                let detail = "\(steps) steps, \(steppers) stepper process\(steppers == 1 ? "" : "es")"
+                report(
+                    Result(
+                        name: "flowd steps/s \(transport) \(steppers)s",
+                        value: flowd,
+                        unit: "steps/s",
+                        detail: detail
+                    )
+                )
+                report(
+                    Result(name: "relay msgs/s \(transport) \(steppers)s", value: relay, unit: "msgs/s", detail: detail)
+                )
+                report(
+                    Result(
+                        name: "flowd/relay throughput \(transport) \(steppers)s",
+                        value: flowd / relay,
+                        unit: "×",
+                        detail: "goal ≥ 0.5"
+                    )
+                )
+            }
+            let latencySteps = quick ? 1_000 : 10_000
+            let flowd = try endToEnd.flowdLatency(transport, steps: latencySteps)
+            let relay = try endToEnd.relayLatency(transport, steps: latencySteps)
+            for percentile in ["p50", "p99", "p999"] {
+                let ours = Double(flowd[percentile] ?? 0) / 1000
+                let theirs = Double(relay[percentile] ?? 0) / 1000
+                let detail = "\(latencySteps) steps, one in flight"
+                report(
+                    Result(name: "flowd latency \(percentile) \(transport)", value: ours, unit: "µs", detail: detail)
+                )
+                report(
+                    Result(name: "relay latency \(percentile) \(transport)", value: theirs, unit: "µs", detail: detail)
+                )
+                let goal = percentile == "p50" ? "goal ≤ 1.5" : percentile == "p99" ? "goal ≤ 2" : "no goal"
+                report(
+                    Result(
+                        name: "flowd/relay latency \(percentile) \(transport)",
+                        value: ours / max(theirs, 0.001),
+                        unit: "×",
+                        detail: goal
+                    )
+                )
+            }
+        }
+
+        let watched = quick ? 4_000 : 48_000
+        let alone = try endToEnd.flowdThroughput("ipc", steppers: 4, steps: watched)
+        let withWatcher = try endToEnd.flowdThroughput("ipc", steppers: 4, steps: watched, watching: true)
+        report(
+            Result(name: "flowd steps/s ipc 4s, no watcher", value: alone, unit: "steps/s", detail: "\(watched) steps")
+        )
+        report(
+            Result(
+                name: "flowd steps/s ipc 4s, flowctl watch",
+                value: withWatcher,
+                unit: "steps/s",
+                detail: "\(watched) steps, flowctl watch --json attached"
+            )
+        )
+        report(
+            Result(
+                name: "watched/unwatched throughput",
+                value: withWatcher / alone,
+                unit: "×",
+                detail: "inspector cost"
+            )
+        )
+
+        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
+            let (bytes, rate, latency) = try endToEnd.sessions(count: count, latencySteps: quick ? 500 : 2_000)
+            if count >= 1_000 {
+                report(
+                    Result(
+                        name: "flowd memory per session (\(count))",
+                        value: bytes,
+                        unit: "bytes",
+                        detail: "resident set growth; goal: 100 000 in < 1 GiB"
+                    )
+                )
+            }
+            report(
+                Result(
+                    name: "flowd session creation (\(count))",
+                    value: rate,
+                    unit: "sessions/s",
+                    detail: "HELLO to WELCOME, 1000 in flight"
+                )
+            )
+            report(
+                Result(
+                    name: "flowd latency p50 among \(count) sessions",
+                    value: Double(latency["p50"] ?? 0) / 1000,
+                    unit: "µs",
+                    detail: "p99 \(Double(latency["p99"] ?? 0) / 1000) µs"
+                )
+            )
+        }
+
+        report(try EngineBenchmarks.throughput(steps: quick ? 20_000 : 200_000))
+        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
+            for result in try EngineBenchmarks.sessions(count: count) {
+                report(result)
+            }
+        }
+
+        if let jsonPath {
+            try write(results, to: jsonPath, cores: cores)
+            FileHandle.standardOutput.write(Data("results written to \(jsonPath)\n".utf8))
+        }
+    }
+
+    private func write(_ results: [Result], to path: String, cores: Int) throws {
+        struct Report: Codable {
+            let cores: Int
+            let commit: String
+            let date: String
+            let quick: Bool
+            let results: [Result]
+        }
+        let report = Report(
+            cores: cores,
+            commit: ProcessInfo.processInfo.environment["FLOWBUS_COMMIT"] ?? "unknown",
+            date: ISO8601DateFormatter().string(from: Date()),
+            quick: quick,
+            results: results
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+extension Result {
+    /// The result as a row of the table.
+    var line: String {
+        let name = self.name.padding(toLength: 44, withPad: " ", startingAt: 0)
+        let value = unit == "×" ? String(format: "%14.2f", self.value) : String(format: "%14.1f", self.value)
+        return "\(name)  \(value) \(unit.padding(toLength: 10, withPad: " ", startingAt: 0))  \(detail)"
+    }
+}
