@@ -63,7 +63,10 @@ let package = Package(
                 "FlowSpec", "FlowDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "flowbench", dependencies: ["FlowCore", "FlowBus", "FlowWire", "ZeroMQ"]),
+        .executableTarget(
+            name: "flowbench",
+            dependencies: ["FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ"]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),

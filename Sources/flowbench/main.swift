@@ -11,5 +11,16 @@ case "presenter": try await BusRoles.presenter(Array(arguments.dropFirst()))
 case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
+case "profile":
+    // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    for result in [
+        ProfileBenchmarks.codec(messages: 50_000),
+        try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows),
+        try EngineBenchmarks.throughput(steps: 100_000),
+    ] {
+        print(result.line)
+    }
 default: try await Harness(arguments: arguments).run()
 }
