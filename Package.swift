@@ -65,7 +65,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "flowbench",
-            dependencies: ["FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ"]
+            dependencies: [
+                "FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),

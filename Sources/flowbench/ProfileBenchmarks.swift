@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowSpec
 import FlowWire
 import Foundation
+import Logging
 
 /// Where flowd's time goes, one layer at a time, in process: decoding and encoding a step (the codec), and the
 /// coordinator handling a step's frames (decode, engine, encode the batch and the acknowledgement) — set against
@@ -38,12 +39,17 @@ enum ProfileBenchmarks {
     /// Steps per second through the coordinator, frames in and frames out, no sockets.
     static func coordinator(steps: Int, flows: String) throws -> Result {
         let specification = try FlowSpecification.load(contentsOf: flows)
-        let configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
+        var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
+        // One peer sends everything here, far above a real peer's allowance.
+        configuration.peerMessageRate = 100_000_000
+        var logger = Logger(label: "flowbench")
+        logger.logLevel = .error
         var coordinator = Coordinator(
             specification: specification,
             configuration: configuration,
             epoch: "bench",
-            now: 0
+            now: 0,
+            logger: logger
         )
         let codec = WireCodec()
         func frames(_ id: UInt64, _ message: Message) -> [[UInt8]] {
