@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowBus
 import FlowDemo
 import Foundation
+import Synchronization
 
 /// `flowdemo presenter`: the terminal presenter.
 struct Presenter: AsyncParsableCommand {
@@ -77,7 +78,7 @@ func standardInputKeys() -> AsyncStream<String> {
         var raw = original
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         tcsetattr(STDIN_FILENO, TCSANOW, &raw)
-        TerminalMode.original = original
+        TerminalMode.original.withLock { $0 = original }
         atexit { TerminalMode.restore() }
     }
     Thread {
@@ -100,11 +101,11 @@ func standardInputKeys() -> AsyncStream<String> {
 
 /// The terminal's settings before raw mode, restored at exit.
 enum TerminalMode {
-    nonisolated(unsafe) static var original: termios?
+    static let original = Mutex<termios?>(nil)
 
     static func restore() {
-        if var original {
-            tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        if var settings = original.withLock({ $0 }) {
+            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         }
     }
 }
