@@ -133,6 +133,11 @@ struct Harness {
         report(ProfileBenchmarks.codec(messages: quick ? 20_000 : 200_000))
         report(try ProfileBenchmarks.coordinator(steps: quick ? 10_000 : 100_000, flows: endToEnd.flows))
         report(try EngineBenchmarks.throughput(steps: quick ? 20_000 : 200_000))
+        if let allocations = try AllocationBenchmarks.perStep(quick: quick) {
+            allocations.forEach(report)
+        } else {
+            FileHandle.standardOutput.write(Data("(allocations per step: valgrind is not installed)\n".utf8))
+        }
         for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
             for result in try EngineBenchmarks.sessions(count: count) {
                 report(result)

@@ -11,6 +11,7 @@ case "presenter": try await BusRoles.presenter(Array(arguments.dropFirst()))
 case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
+case "engine-steps": try AllocationBenchmarks.engineSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
 case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()
@@ -19,7 +20,7 @@ case "profile":
         ProfileBenchmarks.codec(messages: 50_000),
         try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows),
         try EngineBenchmarks.throughput(steps: 100_000),
-    ] {
+    ] + (try AllocationBenchmarks.perStep(quick: true) ?? []) {
         print(result.line)
     }
 default: try await Harness(arguments: arguments).run()

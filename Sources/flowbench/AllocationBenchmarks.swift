@@ -1,0 +1,82 @@
+import FlowCore
+import Foundation
+
+/// Heap allocations per engine step, counted by valgrind (memcheck's "total heap usage"): two runs of the engine
+/// with different step counts, so the process's start and end cancel out.
+enum AllocationBenchmarks {
+    /// `flowbench engine-steps N`: runs N engine steps (the throughput benchmark's) and exits.
+    static func engineSteps(_ count: Int) throws {
+        var engine = FlowEngine()
+        _ = try engine.startSession(
+            "bench",
+            root: BenchmarkFlow(),
+            stepper: .composite([.one(.home), .named("bench")])
+        )
+        let push = Step("picked", ["withId": 1])
+        let back = Step("back")
+        for index in 0..<count {
+            _ = engine.receive(index.isMultiple(of: 2) ? push : back, from: .stepper("bench"), session: "bench")
+        }
+    }
+
+    /// Allocations and bytes allocated per step, or `nil` when valgrind is not installed.
+    static func perStep(quick: Bool) throws -> [Result]? {
+        guard
+            let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return nil }
+        // valgrind 3.19 cannot read the debug information Swift writes: it runs a copy without it.
+        let copy = NSTemporaryDirectory() + "flowbench-nodebug-\(ProcessInfo.processInfo.processIdentifier)"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let strip = Process()
+        strip.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")
+        strip.arguments = ["--strip-debug", CommandLine.arguments[0], copy]
+        try strip.run()
+        strip.waitUntilExit()
+        guard strip.terminationStatus == 0 else { throw BenchFailure("objcopy could not copy flowbench") }
+        let (small, large) = quick ? (500, 1_500) : (1_000, 11_000)
+        let (allocationsSmall, bytesSmall) = try heapUsage(valgrind, copy, steps: small)
+        let (allocationsLarge, bytesLarge) = try heapUsage(valgrind, copy, steps: large)
+        let steps = Double(large - small)
+        return [
+            Result(
+                name: "engine allocations per step",
+                value: Double(allocationsLarge - allocationsSmall) / steps,
+                unit: "allocs",
+                detail: "valgrind memcheck, \(small) and \(large) steps"
+            ),
+            Result(
+                name: "engine bytes allocated per step",
+                value: Double(bytesLarge - bytesSmall) / steps,
+                unit: "bytes",
+                detail: "valgrind memcheck, \(small) and \(large) steps"
+            ),
+        ]
+    }
+
+    /// memcheck's "total heap usage: A allocs, F frees, B bytes allocated" for `steps` engine steps.
+    private static func heapUsage(
+        _ valgrind: String,
+        _ flowbench: String,
+        steps: Int
+    ) throws -> (allocations: Int, bytes: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: valgrind)
+        process.arguments = ["--tool=memcheck", "--leak-check=no", flowbench, "engine-steps", "\(steps)"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("total heap usage:") }) else {
+            throw BenchFailure("valgrind printed no heap usage")
+        }
+        // "total heap usage: 1,234 allocs, 1,200 frees, 56,789 bytes allocated": the numbers, in that order.
+        let usage = line.components(separatedBy: "total heap usage:").last ?? ""
+        let values = usage.components(separatedBy: " ").compactMap { Int($0.replacingOccurrences(of: ",", with: "")) }
+        guard values.count >= 3 else { throw BenchFailure("cannot read valgrind's heap usage: \(line)") }
+        return (values[0], values[2])
+    }
+}
