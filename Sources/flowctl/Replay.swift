@@ -151,6 +151,8 @@ struct Replay: AsyncParsableCommand {
                 let tree = try? SessionTree(reply)
             {
                 trees.append(tree)
+            } else {
+                printError("flowctl: could not read session '\(session)''s tree from flowd after the replay")
             }
         }
         await replay.close()
