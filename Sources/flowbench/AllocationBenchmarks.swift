@@ -2,23 +2,9 @@ import FlowCore
 import Foundation
 
 /// Heap allocations per engine step, counted by valgrind (memcheck's "total heap usage"): two runs of the engine
-/// with different step counts, so the process's start and end cancel out.
+/// with different step counts (`flowbench engine-steps N`, ``EngineBenchmarks/runSteps(_:)``), so the process's
+/// start and end cancel out.
 enum AllocationBenchmarks {
-    /// `flowbench engine-steps N`: runs N engine steps (the throughput benchmark's) and exits.
-    static func engineSteps(_ count: Int) throws {
-        var engine = FlowEngine()
-        _ = try engine.startSession(
-            "bench",
-            root: BenchmarkFlow(),
-            stepper: .composite([.one(.home), .named("bench")])
-        )
-        let push = Step("picked", ["withId": 1])
-        let back = Step("back")
-        for index in 0..<count {
-            _ = engine.receive(index.isMultiple(of: 2) ? push : back, from: .stepper("bench"), session: "bench")
-        }
-    }
-
     /// Allocations and bytes allocated per step, or `nil` when valgrind is not installed.
     static func perStep(quick: Bool) throws -> [Result]? {
         guard

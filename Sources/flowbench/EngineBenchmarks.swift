@@ -23,25 +23,10 @@ struct BenchmarkFlow: RestorableFlow {
 enum EngineBenchmarks {
     /// Steps per second through one session, each step accepted and producing one command.
     static func throughput(steps: Int) throws -> Result {
-        var engine = FlowEngine()
-        _ = try engine.startSession(
-            "bench",
-            root: BenchmarkFlow(),
-            stepper: .composite([.one(.home), .named("bench")])
-        )
-        let push = Step("picked", ["withId": 1])
-        let back = Step("back")
         let clock = ContinuousClock()
         var commands = 0
-        let elapsed = clock.measure {
-            for index in 0..<steps {
-                let effects = engine.receive(
-                    index.isMultiple(of: 2) ? push : back,
-                    from: .stepper("bench"),
-                    session: "bench"
-                ).effects
-                commands += effects.batches.count
-            }
+        let elapsed = try clock.measure {
+            commands = try runSteps(steps)
         }
         precondition(commands == steps, "every step should produce one batch")
         return Result(
@@ -50,6 +35,27 @@ enum EngineBenchmarks {
             unit: "steps/s",
             detail: "\(steps) steps, one command each"
         )
+    }
+
+    /// Runs `count` steps through one session of ``BenchmarkFlow`` (a push, then a pop, in turn); returns how
+    /// many command batches they produced. `flowbench engine-steps` runs it alone for valgrind.
+    @discardableResult
+    static func runSteps(_ count: Int) throws -> Int {
+        var engine = FlowEngine()
+        _ = try engine.startSession(
+            "bench",
+            root: BenchmarkFlow(),
+            stepper: .composite([.one(.home), .named("bench")])
+        )
+        let push = Step("picked", ["withId": 1])
+        let back = Step("back")
+        var commands = 0
+        for index in 0..<count {
+            commands +=
+                engine.receive(index.isMultiple(of: 2) ? push : back, from: .stepper("bench"), session: "bench")
+                .effects.batches.count
+        }
+        return commands
     }
 
     /// Memory per idle session and the time to create them.

@@ -11,7 +11,7 @@ case "presenter": try await BusRoles.presenter(Array(arguments.dropFirst()))
 case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
-case "engine-steps": try AllocationBenchmarks.engineSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
+case "engine-steps": try EngineBenchmarks.runSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
 case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()

@@ -77,10 +77,9 @@ struct Watch: AsyncParsableCommand {
         if let timeout, !(timeout > 0) {
             throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
         }
-        let known = WatchFilter.defaultKinds.union(["stepReceived", "willNavigate", "flowReady", "visibilityReported"])
-        for type in types where !known.contains(type) {
+        for type in types where !WatchFilter.allKinds.contains(type) {
             throw ValidationError(
-                "unknown event type '\(type)'; use one of \(known.sorted().joined(separator: ", "))"
+                "unknown event type '\(type)'; use one of \(WatchFilter.allKinds.sorted().joined(separator: ", "))"
             )
         }
     }

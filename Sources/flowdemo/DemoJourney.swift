@@ -16,31 +16,30 @@ struct DemoJourney {
         let (app, auth, settings) = try stage.startSteppers()
         try await stage.waitForVisible("OnboardingIntro")
 
-        try await act("The user reads the intro and continues", presenter, "tap OnboardingIntro introIsComplete")
-        try await stage.waitForVisible("OnboardingApiKey")
+        try await act(
+            "The user reads the intro and continues",
+            presenter,
+            "tap OnboardingIntro introIsComplete",
+            shows: "OnboardingApiKey"
+        )
         try await act(
             "…and saves an API key: the onboarding flow ends, and the app flow shows the dashboard",
             presenter,
-            "tap OnboardingApiKey apiKeyIsFilledIn"
+            "tap OnboardingApiKey apiKeyIsFilledIn",
+            shows: "WishlistTable"
         )
-        try await stage.waitForVisible("WishlistTable")
 
         try await act(
             "The user picks a movie in the wishlist",
             presenter,
-            "tap WishlistTable movieIsPicked withId=14160"
+            "tap WishlistTable movieIsPicked withId=14160",
+            shows: "MovieDetail"
         )
-        try await stage.waitForVisible("MovieDetail")
-        try await act("…and opens its cast", presenter, "tap MovieDetail castIsPicked withId=3")
-        try await stage.waitForVisible("CastDetail")
-        try await act("The user goes back", presenter, "dismiss CastDetail")
-        try await stage.waitForVisible("MovieDetail")
-        try await act("…and back again", presenter, "dismiss MovieDetail")
-        try await stage.waitForVisible("WishlistTable")
-        try await act("The user switches to the Watched tab", presenter, "select Watched")
-        try await stage.waitForVisible("WatchedCollection")
-        try await act("…and back to the wishlist", presenter, "select Wishlist")
-        try await stage.waitForVisible("WishlistTable")
+        try await act("…and opens its cast", presenter, "tap MovieDetail castIsPicked withId=3", shows: "CastDetail")
+        try await act("The user goes back", presenter, "dismiss CastDetail", shows: "MovieDetail")
+        try await act("…and back again", presenter, "dismiss MovieDetail", shows: "WishlistTable")
+        try await act("The user switches to the Watched tab", presenter, "select Watched", shows: "WatchedCollection")
+        try await act("…and back to the wishlist", presenter, "select Wishlist", shows: "WishlistTable")
 
         try await stage.pause()
         stage.say("✖ The presenter process crashes (SIGKILL). flowd keeps its screens: hidden, not lost")
@@ -54,21 +53,29 @@ struct DemoJourney {
         try await stage.waitForVisible("WishlistTable")
         stage.say("✔ Back on the same screens: the navigation state lives in flowd, not in the crashed process")
 
-        try await act("The user opens the settings", presenter, "tap WishlistTable settingsAreRequired")
-        try await stage.waitForVisible("SettingsList")
+        try await act(
+            "The user opens the settings",
+            presenter,
+            "tap WishlistTable settingsAreRequired",
+            shows: "SettingsList"
+        )
         try await act(
             "The user asks for About without being logged in: adapt turns it into unauthorized, an alert shows",
             presenter,
-            "tap SettingsList aboutIsRequired"
+            "tap SettingsList aboutIsRequired",
+            shows: "Alert"
         )
-        try await stage.waitForVisible("Alert")
         try await act("The user closes the alert", presenter, "dismiss Alert")
         try await stage.waitFor("the alert gone") { tree in !tree.screens.contains { $0.name == "Alert" } }
         try await stage.pause()
         stage.say("The user logs in: the authentication stepper grants the permission")
         try await stage.sendAndWaitForData(auth, "login ada", key: "permissions")
-        try await act("The user asks for About again: allowed", presenter, "tap SettingsList aboutIsRequired")
-        try await stage.waitForVisible("About")
+        try await act(
+            "The user asks for About again: allowed",
+            presenter,
+            "tap SettingsList aboutIsRequired",
+            shows: "About"
+        )
         try await act(
             "The settings stepper says done: the settings flow ends, and its modal goes by itself",
             settings,
@@ -91,11 +98,20 @@ struct DemoJourney {
         stage.say("Done: every process stops now")
     }
 
-    /// Narrates an action, pauses, and sends it to the process that does it.
-    private func act(_ narration: String, _ actor: DemoProcesses.Child, _ line: String) async throws {
+    /// Narrates an action, pauses, sends it to the process that does it, and (with `shows`) waits until that
+    /// screen is visible.
+    private func act(
+        _ narration: String,
+        _ actor: DemoProcesses.Child,
+        _ line: String,
+        shows screen: String? = nil
+    ) async throws {
         try await stage.pause()
         stage.say(narration)
         actor.send(line)
+        if let screen {
+            try await stage.waitForVisible(screen)
+        }
     }
 }
 

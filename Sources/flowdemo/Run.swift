@@ -60,19 +60,29 @@ struct Run: AsyncParsableCommand {
                 ["--flows", flows, "--no-tcp", "--log-level", "warning"] + endpoints,
                 input: false
             )
+            // The journey's eyes on flowd: one inspector for the whole demo (connecting waits for flowd to start).
+            var patient = bus
+            patient.connectTimeout = .seconds(20)
+            let inspector = try await InspectorClient.connect(name: "flowdemo", options: patient)
             let stage = DemoStage(
                 processes: processes,
                 bus: bus,
+                inspector: inspector,
                 session: session,
                 endpoints: endpoints,
                 pace: fast ? .zero : .milliseconds(Int(pace * 1000))
             )
-            try await stage.waitForFlowd()
-            if interactive {
-                try await stage.interactive()
-            } else {
-                try await DemoJourney(stage: stage).play()
+            do {
+                if interactive {
+                    try await stage.interactive()
+                } else {
+                    try await DemoJourney(stage: stage).play()
+                }
+            } catch {
+                await inspector.close()
+                throw error
             }
+            await inspector.close()
             processes.stopAll()
         } catch {
             processes.stopAll()
@@ -87,6 +97,8 @@ struct DemoStage {
     let processes: DemoProcesses
     /// How to reach flowd.
     let bus: ClientOptions
+    /// Asks flowd for the session's tree.
+    let inspector: InspectorClient
     let session: String
     let endpoints: [String]
     let pace: Duration
@@ -108,16 +120,8 @@ struct DemoStage {
         }
     }
 
-    /// Waits until flowd answers.
-    func waitForFlowd() async throws {
-        let inspector = try await InspectorClient.connect(options: options(timeout: .seconds(20)))
-        await inspector.close()
-    }
-
     /// Waits until the session's tree satisfies `condition`.
     func waitFor(_ what: String, _ condition: (SessionTree) -> Bool) async throws {
-        let inspector = try await InspectorClient.connect(options: options(timeout: .seconds(10)))
-        defer { Task { await inspector.close() } }
         let deadline = ContinuousClock.now + .seconds(15)
         var last: SessionTree?
         while ContinuousClock.now < deadline {

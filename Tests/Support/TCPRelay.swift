@@ -57,20 +57,22 @@ public final class TCPRelay: @unchecked Sendable {
         _ = write(wake[1], &byte, 1)
     }
 
-    static func listen(port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    /// Calls `call` (bind, connect) with the address 127.0.0.1:`port`; returns what it returns.
+    static func onLoopback(_ port: UInt16, _ call: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+    }
+
+    static func listen(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        guard onLoopback(port, { bind(fd, $0, $1) }) == 0, Glibc.listen(fd, 64) == 0 else {
             close(fd)
             throw TestFailure("cannot listen on 127.0.0.1:\(port): errno \(errno)")
         }
@@ -140,16 +142,7 @@ public final class TCPRelay: @unchecked Sendable {
             let client = Glibc.accept(listener, nil, nil)
             guard client >= 0 else { return }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = upstreamPort.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard TCPRelay.onLoopback(upstreamPort, { connect(upstream, $0, $1) }) == 0 else {
                 close(client)
                 close(upstream)
                 return

@@ -80,11 +80,7 @@ public final class InspectorClient: Sendable {
         session: String,
         timeout: Duration = .seconds(5)
     ) async throws {
-        _ = try await connection.ask(
-            .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
-            session: session,
-            timeout: timeout
-        )
+        try await connection.setSessionData(key, to: value, session: session, timeout: timeout)
     }
 
     /// Says goodbye to flowd and stops.

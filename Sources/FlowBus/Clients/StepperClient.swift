@@ -101,11 +101,7 @@ public final class StepperClient: Sendable {
         to value: JSONValue?,
         timeout: Duration = .seconds(5)
     ) async throws {
-        _ = try await connection.ask(
-            .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
-            session: session,
-            timeout: timeout
-        )
+        try await connection.setSessionData(key, to: value, session: session, timeout: timeout)
     }
 
     /// Says goodbye to flowd and stops; steps still waiting for their fate fail with `closed`.

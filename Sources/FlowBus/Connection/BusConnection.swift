@@ -167,6 +167,15 @@ final class BusConnection: Sendable {
         }
     }
 
+    /// Sets (or with `nil` removes) a value of `session`'s data and waits for flowd's REPLY.
+    func setSessionData(_ key: String, to value: JSONValue?, session: String?, timeout: Duration) async throws {
+        _ = try await ask(
+            .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
+            session: session,
+            timeout: timeout
+        )
+    }
+
     /// Says BYE, stops the thread and waits until it has.
     func close() async {
         let done = PendingReply<Void>()

@@ -136,7 +136,10 @@ extension Coordinator {
     mutating func apply(_ effects: Effects) {
         for event in effects.events {
             var waiting: PendingAcknowledgement?
-            if case .stepFate(let token, let step, let source, let fate) = event.kind {
+            // Who sent a step matters only to inspectors and to `drops`: an accepted step unwatched skips it.
+            if case .stepFate(let token, let step, let source, let fate) = event.kind,
+                !fate.isAccepted || inspectionSubscriptions > 0
+            {
                 waiting = pending[event.session]?[token]
                 rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
             }
@@ -164,10 +167,8 @@ extension Coordinator {
             )
             publish(.commands(message), topic: "cmd/\(batch.session)/\(batch.presenter)", session: batch.session)
         }
-        for event in effects.events {
-            if case .stepFate(let token, _, _, let fate) = event.kind {
-                acknowledge(token, in: event.session, fate: fate)
-            }
+        for (session, token, fate) in effects.fates {
+            acknowledge(token, in: session, fate: fate)
         }
         for question in effects.questions {
             ask(question)

@@ -12,6 +12,9 @@ public struct WatchFilter: Sendable {
         "unregistered", "error",
     ]
 
+    /// Every kind flowd publishes (and `commands`): the default kinds and the inputs they leave out.
+    public static let allKinds = defaultKinds.union(["stepReceived", "willNavigate", "flowReady", "visibilityReported"])
+
     /// Kinds to show; empty means ``defaultKinds`` (or everything, with `all`).
     public var kinds: Set<String> = []
     /// Show every kind.

@@ -9,23 +9,42 @@ enum RelayRoles {
     static let topic = Array("cmd/bench/main".utf8)
 
     /// `flowbench relay CONTROL EVENTS`: forwards every message, as is, to its subscribers, and acknowledges it.
+    /// Like flowd, it confirms each subscription with a message on that topic (an XPUB sees subscriptions), so a
+    /// subscriber knows when nothing more will be missed.
     static func relay(_ arguments: [String]) throws {
         let context = try Context()
         let router = try Socket(.router, context: context)
         try router.setOption(.sendHighWaterMark, 100_000)
         try router.bind(arguments[0])
-        let publisher = try Socket(.publisher, context: context)
+        let publisher = try Socket(.extendedPublisher, context: context)
         try publisher.setOption(.sendHighWaterMark, 100_000)
         try publisher.bind(arguments[1])
         RoleLines.say("ready")
+        var poller = Poller()
+        let routerIndex = poller.register(router)
+        let publisherIndex = poller.register(publisher)
         let acknowledgement: [UInt8] = Array("ack".utf8)
-        while let message = try router.receive(within: .seconds(3600)) {
-            let frames = message.frames
-            guard let sender = frames.first else { continue }
-            _ = try publisher.send(frames: [topic] + frames.dropFirst())
-            _ = try router.send(frames: [sender, acknowledgement])
+        while true {
+            for (index, _) in try poller.poll(timeout: nil) {
+                if index == publisherIndex {
+                    while let subscription = try publisher.receive(dontWait: true),
+                        let frame = subscription.frames.first,
+                        frame.first == 1
+                    {
+                        _ = try publisher.send(frames: [Array(frame.dropFirst()), confirmation])
+                    }
+                } else if index == routerIndex {
+                    while let message = try router.receive(dontWait: true), let sender = message.frames.first {
+                        _ = try publisher.send(frames: [topic] + message.frames.dropFirst())
+                        _ = try router.send(frames: [sender, acknowledgement])
+                    }
+                }
+            }
         }
     }
+
+    /// What the relay publishes on a topic when someone subscribes to it.
+    static let confirmation = Array("subscribed".utf8)
 
     /// `flowbench relay-stepper CONTROL NAME STEPS flood|serial`: sends STEP messages as a FlowBus stepper would
     /// (the same four frames), 256 in flight at most (flood) or one at a time (serial).
@@ -66,8 +85,12 @@ enum RelayRoles {
         try subscriber.connect(arguments[0])
         let expected = Int(arguments[1]) ?? 0
         let codec = WireCodec()
-        // A subscription takes a moment to reach the relay: ready once nothing more can be missed.
-        Thread.sleep(forTimeInterval: 0.3)
+        // Ready once the relay confirmed the subscription: nothing published from then on is missed.
+        var confirmed = false
+        while !confirmed, let message = try subscriber.receive(within: .seconds(30)) {
+            confirmed = message.frames.count == 2 && message.frames[1] == confirmation
+        }
+        guard confirmed else { throw BenchFailure("the relay never confirmed the subscription") }
         RoleLines.say("ready")
         var latencies: [Int] = []
         latencies.reserveCapacity(expected)
