@@ -48,8 +48,10 @@ public final class TerminalPresenter: Sendable {
             }
             for await update in client.updates {
                 let shown = display(update)
-                draw(title(update), shown)
+                // Reported before it is drawn: a tap on what the user sees then goes out after the report,
+                // on the same connection, and is never dropped as not visible.
                 try? client.reportVisibility(of: shown)
+                draw(title(update), shown)
             }
         }
     }
@@ -204,8 +206,8 @@ public final class TerminalPresenter: Sendable {
             write("select \(tab ?? ""): no such tab on screen\n")
             return
         }
-        draw(title, shown)
         try? client.reportVisibility(of: shown)
+        draw(title, shown)
     }
 }
 
