@@ -77,7 +77,6 @@ public struct TreeRenderer: Sendable {
 
     private func describe(_ value: JSONValue) -> String {
         if case .string(let text) = value { return text }
-        guard let data = try? JSONEncoder().encode(value) else { return "?" }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: value.jsonText(sortedKeys: true), as: UTF8.self)
     }
 }

@@ -77,28 +77,7 @@ struct Harness {
             }
         }
 
-        let watched = quick ? 4_000 : 48_000
-        let alone = try endToEnd.flowdThroughput("ipc", steppers: 4, steps: watched)
-        let withWatcher = try endToEnd.flowdThroughput("ipc", steppers: 4, steps: watched, watching: true)
-        report(
-            Result(name: "flowd steps/s ipc 4s, no watcher", value: alone, unit: "steps/s", detail: "\(watched) steps")
-        )
-        report(
-            Result(
-                name: "flowd steps/s ipc 4s, flowctl watch",
-                value: withWatcher,
-                unit: "steps/s",
-                detail: "\(watched) steps, flowctl watch --json attached"
-            )
-        )
-        report(
-            Result(
-                name: "watched/unwatched throughput",
-                value: withWatcher / alone,
-                unit: "×",
-                detail: "inspector cost"
-            )
-        )
+        try WatcherBenchmarks.cost(endToEnd, quick: quick).forEach(report)
 
         for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
             let (bytes, rate, latency) = try endToEnd.sessions(count: count, latencySteps: quick ? 500 : 2_000)

@@ -12,6 +12,13 @@ case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
 case "engine-steps": try EngineBenchmarks.runSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
+case "watcher":
+    // Only the inspector's cost (flowd alone, then with flowctl watch): needs flowd and flowctl built next to it.
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    for result in try WatcherBenchmarks.cost(endToEnd, quick: arguments.contains("--quick")) {
+        print(result.line)
+    }
 case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A Swift type that converts to and from a ``Step`` — usually an `enum` with associated values:
 ///
 /// ```swift
@@ -22,8 +20,7 @@ public protocol StepRepresentable: Sendable {
 extension StepRepresentable where Self: Codable {
     public var step: Step {
         guard
-            let data = try? JSONEncoder().encode(self),
-            let value = try? JSONDecoder().decode(JSONValue.self, from: data),
+            let value = try? FlowJSON.value(of: self),
             case .object(let members) = value, members.count == 1, let (name, payload) = members.first
         else {
             preconditionFailure("\(Self.self) must encode as an enum case to be a step")
@@ -33,10 +30,7 @@ extension StepRepresentable where Self: Codable {
 
     public init?(step: Step) {
         let value = JSONValue.object([step.name: .object(step.parameters)])
-        guard
-            let data = try? JSONEncoder().encode(value),
-            let decoded = try? JSONDecoder().decode(Self.self, from: data)
-        else {
+        guard let decoded = try? FlowJSON.decode(Self.self, from: value) else {
             return nil
         }
         self = decoded

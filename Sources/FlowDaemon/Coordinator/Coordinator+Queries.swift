@@ -107,6 +107,6 @@ extension Coordinator {
 extension JSONValue {
     /// Any encodable value as JSON.
     init(encoding value: some Encodable) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        self = try FlowJSON.value(of: value)
     }
 }

@@ -50,9 +50,7 @@ public struct WatchFormatter: Sendable {
 
     /// The item as one JSON object: `{"kind", "session", "sentAt", "fields"}`.
     public func json(_ item: WatchedItem) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(item)) ?? Data(), as: UTF8.self)
+        String(decoding: (try? FlowJSON.encode(item, sortedKeys: true)) ?? [], as: UTF8.self)
     }
 
     // MARK: Describing
@@ -223,9 +221,7 @@ public struct WatchFormatter: Sendable {
     }
 
     static func compact(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
+        String(decoding: value.jsonText(sortedKeys: true), as: UTF8.self)
     }
 
     // MARK: Layout

@@ -32,7 +32,7 @@ public struct WatchedItem: Sendable, Hashable, Codable {
 
     /// A batch of commands as flowd published it.
     public init(_ batch: CommandsMessage, header: Header) {
-        let encoded = (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(batch)))?.objectValue
+        let encoded = (try? FlowJSON.value(of: batch))?.objectValue
         self.init(kind: "commands", session: header.session, sentAt: header.sentAt, fields: encoded ?? [:])
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FlowCore
 
 /// Turns envelopes into ZeroMQ frames and back: pure, no I/O.
 ///
@@ -56,7 +56,7 @@ public struct WireCodec: Sendable {
         }
         let header: Header
         do {
-            header = try JSONDecoder().decode(Header.self, from: Data(frames[2]))
+            header = try FlowJSON.decode(Header.self, from: frames[2])
         } catch {
             throw WireError(.malformedHeader, "the header is not valid: \(describe(error))")
         }
@@ -68,27 +68,29 @@ public struct WireCodec: Sendable {
     }
 
     private func message(_ type: MessageType, _ bytes: [UInt8]) throws -> Message {
-        let data = Data(bytes)
-        let decoder = JSONDecoder()
+        let body = try JSONValue(parsing: bytes)
+        func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
+            try FlowJSON.decode(type, from: body)
+        }
         switch type {
-        case .hello: return .hello(try decoder.decode(Hello.self, from: data))
-        case .welcome: return .welcome(try decoder.decode(Welcome.self, from: data))
-        case .bye: return .bye(try decoder.decode(Bye.self, from: data))
-        case .heartbeat: return .heartbeat(try decoder.decode(Heartbeat.self, from: data))
-        case .error: return .error(try decoder.decode(ErrorReply.self, from: data))
-        case .step: return .step(try decoder.decode(StepMessage.self, from: data))
-        case .deepLink: return .deepLink(try decoder.decode(DeepLinkMessage.self, from: data))
-        case .stepAck: return .stepAck(try decoder.decode(StepAck.self, from: data))
-        case .visibility: return .visibility(try decoder.decode(VisibilityReport.self, from: data))
-        case .commands: return .commands(try decoder.decode(CommandsMessage.self, from: data))
-        case .snapshotRequest: return .snapshotRequest(try decoder.decode(SnapshotRequest.self, from: data))
-        case .snapshot: return .snapshot(try decoder.decode(SnapshotMessage.self, from: data))
-        case .query: return .query(try decoder.decode(Query.self, from: data))
-        case .reply: return .reply(try decoder.decode(Reply.self, from: data))
-        case .sessionData: return .sessionData(try decoder.decode(SessionDataMessage.self, from: data))
-        case .guardQuestion: return .guardQuestion(try decoder.decode(GuardQuestionMessage.self, from: data))
-        case .guardAnswer: return .guardAnswer(try decoder.decode(GuardAnswer.self, from: data))
-        case .event: return .event(try decoder.decode(InspectionEvent.self, from: data))
+        case .hello: return .hello(try decode(Hello.self))
+        case .welcome: return .welcome(try decode(Welcome.self))
+        case .bye: return .bye(try decode(Bye.self))
+        case .heartbeat: return .heartbeat(try decode(Heartbeat.self))
+        case .error: return .error(try decode(ErrorReply.self))
+        case .step: return .step(try decode(StepMessage.self))
+        case .deepLink: return .deepLink(try decode(DeepLinkMessage.self))
+        case .stepAck: return .stepAck(try decode(StepAck.self))
+        case .visibility: return .visibility(try decode(VisibilityReport.self))
+        case .commands: return .commands(try decode(CommandsMessage.self))
+        case .snapshotRequest: return .snapshotRequest(try decode(SnapshotRequest.self))
+        case .snapshot: return .snapshot(try decode(SnapshotMessage.self))
+        case .query: return .query(try decode(Query.self))
+        case .reply: return .reply(try decode(Reply.self))
+        case .sessionData: return .sessionData(try decode(SessionDataMessage.self))
+        case .guardQuestion: return .guardQuestion(try decode(GuardQuestionMessage.self))
+        case .guardAnswer: return .guardAnswer(try decode(GuardAnswer.self))
+        case .event: return .event(try decode(InspectionEvent.self))
         }
     }
 
@@ -117,7 +119,7 @@ public struct WireCodec: Sendable {
 
     private func json(_ value: some Encodable) -> [UInt8] {
         // The message types hold only strings, numbers, booleans, arrays and objects: encoding cannot fail.
-        (try? Array(JSONEncoder().encode(value))) ?? Array("{}".utf8)
+        (try? FlowJSON.encode(value)) ?? Array("{}".utf8)
     }
 
     private func describe(_ error: any Error) -> String {

@@ -1,0 +1,118 @@
+/// Writes JSON text as UTF-8 bytes, compactly (no spaces), straight into a buffer.
+///
+/// The wire's hot path: every message FlowBus sends is written by it, through ``FlowJSON``.
+struct JSONTextWriter {
+    /// The text so far.
+    var bytes: [UInt8] = []
+    /// Whether object members are written in key order (otherwise in the order they come).
+    var sortedKeys = false
+
+    init(sortedKeys: Bool = false, capacity: Int = 256) {
+        self.sortedKeys = sortedKeys
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeNull()
+        case .bool(let value): write(value)
+        case .int(let value): write(value)
+        case .double(let value): write(value)
+        case .string(let value): write(value)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            func member(_ key: String, _ value: JSONValue) {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                write(key)
+                bytes.append(UInt8(ascii: ":"))
+                write(value)
+            }
+            if sortedKeys {
+                for (key, value) in members.sorted(by: { $0.key < $1.key }) { member(key, value) }
+            } else {
+                for (key, value) in members { member(key, value) }
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    mutating func writeNull() {
+        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
+    mutating func write(_ value: Bool) {
+        if value {
+            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
+        } else {
+            bytes.append(contentsOf: [
+                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
+            ])
+        }
+    }
+
+    mutating func write(_ value: Int) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            // The magnitude of Int.min does not fit in an Int, it does in a UInt64.
+            write(UInt64(value.magnitude))
+        } else {
+            write(UInt64(value))
+        }
+    }
+
+    mutating func write(_ value: UInt64) {
+        // Up to 20 digits: a small string, kept inline (no allocation).
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A finite number in Swift's shortest form that reads back exactly (`1.5`, `1e-07`); JSON has no
+    /// infinity or NaN, so those are written as `null` (``FlowJSON`` refuses them before they get here).
+    mutating func write(_ value: Double) {
+        guard value.isFinite else {
+            writeNull()
+            return
+        }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// A string, quoted, with `"`, `\` and the control characters escaped.
+    mutating func write(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { text in
+            var start = 0
+            for index in text.indices {
+                let byte = text[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
+                start = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [
+                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                        hex[Int(byte & 0xF)],
+                    ])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
