@@ -111,7 +111,12 @@ func printError(_ line: String) {
 
 /// Writes a line to standard output at once (not buffered: a pipe sees each line as it comes).
 func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    printLines(line + "\n")
+}
+
+/// Writes lines (each ending with a newline) to standard output at once, in one write.
+func printLines(_ lines: String) {
+    FileHandle.standardOutput.write(Data(lines.utf8))
 }
 
 /// Prints a JSON value on one line.

@@ -128,25 +128,30 @@ struct Watch: AsyncParsableCommand {
         defer { timer?.cancel() }
         var names = initial
         var shown = 0
-        for await inspected in stream.items {
-            let item: WatchedItem
-            switch inspected {
-            case .event(let event, let header): item = WatchedItem(event, header: header)
-            case .commands(let batch, let header): item = WatchedItem(batch, header: header)
-            case .connectionLost:
-                printError("flowctl: lost the connection to flowd; events until it is back are missed")
-                continue
-            case .connectionRestored:
-                printError("flowctl: connected to flowd again")
-                continue
-            }
-            names.learn(from: item)
-            guard filter.shows(item, names: names) else { continue }
-            printLine(json ? formatter.json(item) : formatter.line(item, names: names))
-            shown += 1
-            if let count, shown >= count {
-                stream.close()
-                break
+        // What arrived together is written together: one write per burst, each line whole.
+        reading: for await batch in stream.batches {
+            var lines = ""
+            defer { if !lines.isEmpty { printLines(lines) } }
+            for inspected in batch {
+                let item: WatchedItem
+                switch inspected {
+                case .event(let event, let header): item = WatchedItem(event, header: header)
+                case .commands(let batch, let header): item = WatchedItem(batch, header: header)
+                case .connectionLost:
+                    printError("flowctl: lost the connection to flowd; events until it is back are missed")
+                    continue
+                case .connectionRestored:
+                    printError("flowctl: connected to flowd again")
+                    continue
+                }
+                names.learn(from: item)
+                guard filter.shows(item, names: names) else { continue }
+                lines += (json ? formatter.json(item) : formatter.line(item, names: names)) + "\n"
+                shown += 1
+                if let count, shown >= count {
+                    stream.close()
+                    break reading
+                }
             }
         }
         return shown

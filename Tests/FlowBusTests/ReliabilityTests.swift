@@ -56,6 +56,37 @@ import Testing
         await setup.ticker.close()  // flowd lives as long as `setup`.
     }
 
+    /// flowd's flood control drops what a peer sends beyond its rate: later steps then come before the dropped
+    /// ones, and flowd refuses them (`sequenceGap`) rather than apply them out of order. The client sends every
+    /// step in flight again, in order (on the gap, or once they waited too long): each is applied once, in the
+    /// order it was emitted.
+    @Test func stepsDroppedOnTheWayAreSentAgainAndAppliedOnceInOrder() async throws {
+        let daemon = try Daemon(
+            .ipc,
+            flows: try flowsFile(tickerFlows),
+            ["--peer-message-rate", "20", "--heartbeat-interval", "100", "--heartbeat-timeout", "500"]
+        )
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: daemon.options())
+        let inspector = try await InspectorClient.connect(options: daemon.options())
+        // Posted in order from one task at 50 a second: flowd takes a burst of 40, then one message in 2.5 is let
+        // through as its allowance refills — a step, with the ones before it dropped (a pace, not a wait).
+        let count = 80
+        for n in 1...count {
+            try ticker.post(Step("tick", ["n": .int(n)]))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Every fate came back (the inspector, limited to 20 messages per second too, asks once at the end).
+        try await eventually("every step acknowledged", within: .seconds(30)) { ticker.waitingSteps == 0 }
+        let tree = try await inspector.query("tree", session: "kiosk")
+        let ticks = tree.objectValue?["screens"]?.arrayValue?.filter { $0.objectValue?["name"] == "Tick" }
+        #expect(ticks?.compactMap { $0.objectValue?["parameters"]?.objectValue?["n"]?.intValue } == Array(1...count))
+        // flowd did drop messages (else this test proves nothing), and refused the steps that came early.
+        let stats = try await inspector.query("stats")
+        #expect((stats.objectValue?["errors"]?.objectValue?["flood"]?.intValue ?? 0) > 0)
+        #expect(try await inspector.counter("stepsIn") == count)
+        await ticker.close()
+    }
+
     @Test func theOutgoingQueueIsBoundedWithAClearError() async throws {
         let daemon = try Daemon(.tcp, flows: try flowsFile(tickerFlows))
         let relay = try TCPRelay(upstream: daemon.endpoints.control)

@@ -105,6 +105,69 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(hello.lastSequence == 1)
     }
 
+    /// A dropped connection loses what it carried, while what was still queued goes out on the next one: flowd
+    /// sees step 3 before step 2. It applies neither out of order: 3 is refused with `sequenceGap`, and applied
+    /// after 2 when the stepper resends both in order.
+    @Test func aStepAfterAGapWaitsForTheStepsBeforeIt() throws {
+        var bus = try Bus(flows: Self.tickerFlows)
+        _ = bus.hello(.stepper, "kiosk/ticker", name: "ticker")
+        func tick(_ sequence: UInt64) -> [Envelope] {
+            bus.send(
+                .step(StepMessage(step: Step("tick", ["n": .int(Int(sequence))]), sequence: sequence)),
+                from: "kiosk/ticker"
+            )
+        }
+        #expect(fate(tick(1))?.accepted == true)
+        let early = tick(3)
+        #expect(error(early)?.code == "sequenceGap")
+        #expect(error(early)?.message.contains("step 3 came before step 2") == true)
+        #expect(fate(early) == nil)
+        #expect(bus.coordinator.counters.stepsIn == 1)
+        #expect(fate(tick(2))?.accepted == true)
+        #expect(fate(tick(3))?.accepted == true)
+        #expect(fate(tick(3))?.accepted == true)  // a repeat: the same fate again, applied once
+        #expect(bus.coordinator.counters.stepsIn == 3)
+        let shown = bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).filter { $0.name == "Tick" }.map {
+            $0.parameters["n"]
+        }
+        #expect(shown == [1, 2, 3])
+    }
+
+    /// flowd keeps at least the last 256 fates per stepper (the configuration's `rememberedAcknowledgements`): a
+    /// step resent from within them gets its fate again, one from long before is refused as stale.
+    @Test func fatesAreRememberedForTheLastStepsAndOlderOnesAreStale() throws {
+        var bus = try Bus(flows: Self.tickerFlows)
+        _ = bus.hello(.stepper, "kiosk/ticker", name: "ticker")
+        for sequence in 1...700 {
+            bus.send(
+                .step(StepMessage(step: Step("tick", ["n": .int(sequence)]), sequence: UInt64(sequence))),
+                from: "kiosk/ticker"
+            )
+        }
+        #expect(bus.coordinator.counters.stepsIn == 700)
+        let recent = bus.send(.step(StepMessage(step: Step("tick", ["n": 445]), sequence: 445)), from: "kiosk/ticker")
+        #expect(fate(recent)?.accepted == true)
+        let stale = bus.send(.step(StepMessage(step: Step("tick", ["n": 1]), sequence: 1)), from: "kiosk/ticker")
+        #expect(error(stale)?.code == "staleSequence")
+        #expect(bus.coordinator.counters.stepsIn == 700)
+    }
+
+    static let tickerFlows = """
+        version: 1
+        session:
+          root: Ticks
+          stepper: { named: ticker }
+        steps:
+          tick: { n: int }
+        flows:
+          Ticks:
+            root: { stack: ticks }
+            on:
+              tick:
+                - show: Tick
+                  params: { n: $n }
+        """
+
     @Test func aScreensStepIsDroppedWhileHiddenThenAcceptedOnceReportedVisible() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")
@@ -147,15 +210,22 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
             session: nil
         )
         #expect(error(nowhere)?.code == "missingSession")
+        // The refused step took its number: sent again, it gets the same refusal.
+        let again = bus.send(
+            .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)),
+            from: "kiosk/app",
+            session: "other"
+        )
+        #expect(error(again)?.code == "wrongSession")
         // Its own session, named or not, is fine.
         #expect(
-            fate(bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app"))?
+            fate(bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)), from: "kiosk/app"))?
                 .accepted == true
         )
         #expect(
             fate(
                 bus.send(
-                    .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)),
+                    .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 3)),
                     from: "kiosk/app",
                     session: nil
                 )
@@ -253,9 +323,11 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(bus.commands(for: "main").count == before)
         let errors = bus.coordinator.counters.errors
         #expect(errors.values.reduce(0, +) == 10)
-        // And the bus still works.
-        let ok = bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app")
+        // And the bus still works; the refused `teleport` took sequence 1, and gets its refusal again.
+        let ok = bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)), from: "kiosk/app")
         #expect(fate(ok)?.accepted == true)
+        let teleport = bus.send(.step(StepMessage(step: Step("teleport"), sequence: 1)), from: "kiosk/app")
+        #expect(error(teleport)?.code == "unknownStep")
     }
 
     @Test func guardsAreAskedAndTheirAnswerDecides() throws {

@@ -26,17 +26,24 @@ public enum Inspected: Sendable, Hashable {
 /// }
 /// ```
 public final class InspectionStream: Sendable {
-    /// Everything seen, in order; it ends when the stream is closed.
-    public let items: AsyncStream<Inspected>
+    /// Everything seen, in the bursts it arrived in (all that was waiting on the socket at once), in order; it
+    /// ends when the stream is closed. A busy watcher reads these: one hand-over per burst instead of per item.
+    /// Read either ``batches`` or ``items``, from one task.
+    public let batches: AsyncStream<[Inspected]>
     /// The topics subscribed: `ins/` (or `ins/<session>/`), and `cmd/` (or `cmd/<session>/`) with commands.
     public let topics: [String]
 
     private let stop: StopFlag
 
-    private init(items: AsyncStream<Inspected>, topics: [String], stop: StopFlag) {
-        self.items = items
+    private init(batches: AsyncStream<[Inspected]>, topics: [String], stop: StopFlag) {
+        self.batches = batches
         self.topics = topics
         self.stop = stop
+    }
+
+    /// Everything seen, one item at a time, in order; it ends when the stream is closed.
+    public var items: InspectedItems {
+        InspectedItems(batches: batches)
     }
 
     /// Subscribes to flowd's inspection stream and returns once flowd confirmed every subscription: nothing
@@ -58,11 +65,11 @@ public final class InspectionStream: Sendable {
         }
         let scope = session.map { "\($0)/" } ?? ""
         let topics = ["ins/\(scope)"] + (commands ? ["cmd/\(scope)"] : [])
-        let (items, continuation) = AsyncStream<Inspected>.makeStream()
+        let (batches, continuation) = AsyncStream<[Inspected]>.makeStream()
         let stop = StopFlag()
-        // Listening stops when the stream is closed, or when nobody can read ``items`` any more.
+        // Listening stops when the stream is closed, or when nobody can read it any more.
         continuation.onTermination = { _ in stop.raise() }
-        let stream = InspectionStream(items: items, topics: topics, stop: stop)
+        let stream = InspectionStream(batches: batches, topics: topics, stop: stop)
         let confirmed = PendingReply<Void>()
         try await confirmed.wait {
             let thread = Thread {
@@ -80,7 +87,7 @@ public final class InspectionStream: Sendable {
         return stream
     }
 
-    /// Stops listening; ``items`` ends.
+    /// Stops listening; ``items`` and ``batches`` end.
     public func close() {
         stop.raise()
     }

@@ -78,6 +78,19 @@ extension ConnectionLoop {
         step.fate?.resume(with: .success(Fate(ack.fate)))
     }
 
+    /// Steps before a refused one were lost on the way (with a connection that dropped, or a full queue): it
+    /// stays in flight, and every step in flight is sent again, in order. The reports for the other steps sent
+    /// after the lost ones find them sent again already (a resent step's old message id maps to nothing).
+    private func resendAfterGap(correlation: UInt64?, _ message: String) {
+        guard let correlation, let sequence = sequenceOfMessage[correlation], sequence > resentAfterGap else { return }
+        setup.options.logger.debug("flowd waits for earlier steps, sending every step in flight again: \(message)")
+        let waiting = inFlight.keys.sorted()
+        resentAfterGap = waiting.last ?? sequence
+        for sequence in waiting {
+            transmit(sequence)
+        }
+    }
+
     private func refused(_ error: ErrorReply, correlation: UInt64?) {
         if error.code == "notRegistered" {
             // flowd does not know this connection (it restarted, or forgot a silent peer): register again.
@@ -98,6 +111,10 @@ extension ConnectionLoop {
                 setup.options.logger.info("flowd refused to register this client again: \(failure)")
                 failWaiting(failure)
             }
+            return
+        }
+        if error.code == "sequenceGap" {
+            resendAfterGap(correlation: correlation, error.message)
             return
         }
         if let correlation, let sequence = sequenceOfMessage.removeValue(forKey: correlation),

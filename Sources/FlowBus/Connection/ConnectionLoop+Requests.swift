@@ -23,7 +23,8 @@ extension ConnectionLoop {
         return lastMessageID
     }
 
-    /// Sends a step or deep link, remembering which message carried it; one too large to send fails.
+    /// Sends a step or deep link, remembering which message carried it; one too large to send fails (only when
+    /// flowd lowered its limit since the step was numbered, after a restart: `emit` checks the size first).
     func transmit(_ sequence: UInt64) {
         guard var step = inFlight[sequence] else { return }
         if let previous = step.messageID {
@@ -41,6 +42,13 @@ extension ConnectionLoop {
         inFlight[sequence] = step
     }
 
+    /// Whether a message is within flowd's limits.
+    private func fits(_ message: FlowWire.Message, session: String?) -> Bool {
+        let header = Header(id: lastMessageID + 1, session: session, sender: setup.id, sentAt: 0)
+        let frames = codec.encode(Envelope(header: header, message: message))
+        return frames[2].count <= codec.maxHeaderSize && frames[3].count <= maxMessageSize
+    }
+
     private var tooLarge: FlowBusError {
         FlowBusError(.tooLarge, "the message is larger than flowd's limit of \(maxMessageSize) bytes; it was not sent")
     }
@@ -49,14 +57,21 @@ extension ConnectionLoop {
     func handle(_ request: Request) {
         switch request {
         case .emit(let outbound, let fate):
-            lastSequence += 1
             let message: FlowWire.Message =
                 switch outbound {
                 case .step(let step, let presentable, _):
-                    .step(StepMessage(step: step, sequence: lastSequence, presentable: presentable))
+                    .step(StepMessage(step: step, sequence: lastSequence + 1, presentable: presentable))
                 case .deepLink(let path, _):
-                    .deepLink(DeepLinkMessage(path: path, sequence: lastSequence))
+                    .deepLink(DeepLinkMessage(path: path, sequence: lastSequence + 1))
                 }
+            // Refused here, it takes no sequence number: flowd applies steps in order, a number it never gets
+            // would hold up every later step.
+            guard fits(message, session: outbound.session ?? setup.session) else {
+                connection.releaseStep()
+                fate?.resume(with: .failure(tooLarge))
+                return
+            }
+            lastSequence += 1
             inFlight[lastSequence] = InFlight(message: message, session: outbound.session ?? setup.session, fate: fate)
             if registered {
                 transmit(lastSequence)

@@ -62,6 +62,9 @@ final class ConnectionLoop {
     var lastSequence: UInt64 = 0
     var inFlight: [UInt64: InFlight] = [:]
     var sequenceOfMessage: [UInt64: UInt64] = [:]
+    /// The highest sequence sent again because flowd reported a gap: later gap reports up to it are answered
+    /// already.
+    var resentAfterGap: UInt64 = 0
     var unsent: [(message: FlowWire.Message, session: String?)] = []
     var answers: [UInt64: WaitingAnswer] = [:]
     var unsentAsks: [WaitingAnswer] = []

@@ -10,7 +10,7 @@ final class InspectionLoop {
     /// The one session watched: `ins/kiosk/` also matches session `kiosk/7`'s topics, which are skipped.
     private let session: String?
     private let options: ClientOptions
-    private let continuation: AsyncStream<Inspected>.Continuation
+    private let continuation: AsyncStream<[Inspected]>.Continuation
     private var confirmed: PendingReply<Void>?
     private let subscriber: Socket
     private let monitor: SocketMonitor
@@ -23,7 +23,7 @@ final class InspectionLoop {
         topics: [String],
         session: String?,
         options: ClientOptions,
-        continuation: AsyncStream<Inspected>.Continuation,
+        continuation: AsyncStream<[Inspected]>.Continuation,
         confirmed: PendingReply<Void>
     ) {
         self.topics = topics
@@ -87,8 +87,18 @@ final class InspectionLoop {
         continuation.finish()
     }
 
+    /// Takes everything waiting on the socket and hands it over in batches (of at most 256 items, so that a
+    /// flood is handed over as it comes).
     private func receive() {
+        var batch: [Inspected] = []
+        defer {
+            if !batch.isEmpty { continuation.yield(batch) }
+        }
         while let message = try? subscriber.receive(dontWait: true) {
+            if batch.count >= 256 {
+                continuation.yield(batch)
+                batch = []
+            }
             let frames = message.frames
             guard let topicFrame = frames.first, let envelope = try? codec.decode(Array(frames.dropFirst())) else {
                 continue
@@ -96,27 +106,31 @@ final class InspectionLoop {
             let inScope = session == nil || envelope.header.session == session
             switch envelope.message {
             case .event(let event) where inScope:
-                continuation.yield(.event(event, envelope.header))
+                batch.append(.event(event, envelope.header))
             case .commands(let commands) where inScope:
-                continuation.yield(.commands(commands, envelope.header))
+                batch.append(.commands(commands, envelope.header))
             case .heartbeat:
-                confirm(String(decoding: topicFrame, as: UTF8.self))
+                if confirm(String(decoding: topicFrame, as: UTF8.self)) {
+                    batch.append(.connectionRestored)
+                }
             default:
                 break
             }
         }
     }
 
-    /// flowd's HEARTBEAT on a subscribed topic: from now on that topic's messages all arrive.
-    private func confirm(_ topic: String) {
-        guard unconfirmed.remove(topic) != nil, unconfirmed.isEmpty else { return }
+    /// flowd's HEARTBEAT on a subscribed topic: from now on that topic's messages all arrive. Returns whether
+    /// that restores a lost connection.
+    private func confirm(_ topic: String) -> Bool {
+        guard unconfirmed.remove(topic) != nil, unconfirmed.isEmpty else { return false }
         if let confirmed {
             confirmed.resume(with: .success(()))
             self.confirmed = nil
         } else if lost {
             lost = false
-            continuation.yield(.connectionRestored)
+            return true
         }
+        return false
     }
 
     private func watchConnection() {
@@ -124,7 +138,7 @@ final class InspectionLoop {
             if event.kind == .disconnected, confirmed == nil, !lost {
                 lost = true
                 unconfirmed = Set(topics)
-                continuation.yield(.connectionLost)
+                continuation.yield([.connectionLost])
             }
         }
     }

@@ -120,7 +120,7 @@ final class ValueDecoder: Decoder {
 
 extension JSONValue {
     /// The kind of value in words, for errors: `a string`, `an object`...
-    var kindName: String {
+    public var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

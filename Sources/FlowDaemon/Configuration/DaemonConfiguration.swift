@@ -18,7 +18,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxMessageSize: Int = 1 << 20
     /// The engine's limits (guard timeout, deep-link wait, queue sizes).
     public var engine = EngineOptions()
-    /// How many step acknowledgements are kept per stepper, to answer resent steps.
+    /// How many step acknowledgements are kept at least per stepper (the last ones), to answer resent steps.
     public var rememberedAcknowledgements = 256
     /// How many messages per second one peer may send (with bursts of twice as many); beyond, its messages are
     /// dropped, counted (`errors.flood`) and answered with one `flood` ERROR per second. 0: no limit.

@@ -14,9 +14,9 @@ struct DroppedStep: Sendable, Codable {
     let fate: WireFate
 
     var json: JSONValue {
-        var fields: JSONObject = ["at": .int(Int(at)), "step": step.json, "source": source]
+        var fields: JSONObject = ["at": .int(Int(at)), "step": step.wireValue, "source": source]
         fields["sender"] = sender.map { .string($0) } ?? .null
-        return .object(fields.merging(fate.json) { $1 })
+        return .object(fields.merging(fate.wireFields) { $1 })
     }
 }
 
@@ -45,12 +45,5 @@ extension Coordinator {
     func drops(of session: SessionID, limit: Int?) -> JSONValue {
         let drops = recentDrops[session] ?? []
         return .array(drops.suffix(max(0, limit ?? drops.count)).map(\.json))
-    }
-}
-
-extension WireFate {
-    /// The fate's fields as JSON (as STEP_ACK carries them).
-    var json: JSONObject {
-        (try? JSONValue(encoding: self))?.objectValue ?? [:]
     }
 }

@@ -2,18 +2,23 @@ import FlowCore
 import FlowWire
 
 extension Coordinator {
-    /// A step: checked, applied at most once per (stepper, sequence), acknowledged with its fate.
+    /// A step: numbered, checked, applied at most once per (stepper, sequence), acknowledged with its fate.
     mutating func step(_ message: StepMessage, from peer: Peer, header: Header) {
-        guard let session = session(of: peer, header: header) else { return }
+        guard let (session, key) = number(message.sequence, from: peer, header: header) else { return }
         let source: StepSource
         if let presentable = message.presentable {
             let shownBy = engine.screens(of: session)?[presentable]?.presenter
             guard peer.role == .presenter, shownBy == PresenterID(peer.name) else {
-                reply(
+                refuse(
+                    message.sequence,
+                    of: key,
+                    StepRefusal(
+                        code: "foreignPresentable",
+                        message:
+                            "\(presentable) is not a screen of presenter '\(peer.name)'; emit as your own screens only"
+                    ),
                     to: peer.id,
-                    correlation: header.id,
-                    error: "foreignPresentable",
-                    "\(presentable) is not a screen of presenter '\(peer.name)'; emit as your own screens only"
+                    correlation: header.id
                 )
                 return
             }
@@ -21,46 +26,47 @@ extension Coordinator {
         } else {
             source = .stepper(peer.name)
         }
-        take([message.step], sequence: message.sequence, from: peer, header: header, session: session) { engine in
+        take([message.step], sequence: message.sequence, of: key, from: peer, header: header) { engine in
             engine.receive(message.step, from: source, session: session)
         }
     }
 
     /// A deep link: like a step, by sequence, but sent to every flow.
     mutating func deepLink(_ message: DeepLinkMessage, from peer: Peer, header: Header) {
-        guard let session = session(of: peer, header: header) else { return }
-        take(message.path, sequence: message.sequence, from: peer, header: header, session: session) { engine in
+        guard let (session, key) = number(message.sequence, from: peer, header: header) else { return }
+        take(message.path, sequence: message.sequence, of: key, from: peer, header: header) { engine in
             engine.deepLink(message.path, session: session)
         }
     }
 
-    /// Takes in a step or deep link: its steps must be declared, its sequence new; then `submit` gives it to the
-    /// engine, and its fate is acknowledged when decided.
+    /// Takes in a numbered step or deep link: its steps must be declared; then `submit` gives it to the engine,
+    /// and its fate is acknowledged when decided.
     private mutating func take(
         _ steps: [Step],
         sequence: UInt64,
+        of key: StepperKey,
         from peer: Peer,
         header: Header,
-        session: SessionID,
         submit: (inout FlowEngine) -> (token: StepToken, effects: Effects)
     ) {
         if let unknown = steps.first(where: { specification.step(named: $0.name) == nil }) {
-            reply(
+            refuse(
+                sequence,
+                of: key,
+                StepRefusal(
+                    code: "unknownStep",
+                    message: "no step named '\(unknown.name)' is declared in \(specification.file)"
+                ),
                 to: peer.id,
-                correlation: header.id,
-                error: "unknownStep",
-                "no step named '\(unknown.name)' is declared in \(specification.file)"
+                correlation: header.id
             )
             return
         }
-        // An inspector injects steps as the stepper it is named after; it numbers them on its own connection.
-        let key = StepperKey(session: session, role: peer.role, name: peer.role == .inspector ? peer.id : peer.name)
-        guard admit(sequence, of: key, from: peer.id, correlation: header.id) else { return }
         counters.stepsIn += 1
         let (token, effects) = submit(&engine)
         remember(
             token,
-            in: session,
+            in: key.session,
             PendingAcknowledgement(
                 peer: peer.id,
                 stepper: key,
@@ -70,59 +76,6 @@ extension Coordinator {
             )
         )
         apply(effects)
-    }
-
-    /// The session a message concerns. A peer registered for a session acts in that session only (a stepper of
-    /// one kiosk cannot post into another's as its namesake); a peer without one (an inspector) names it in the
-    /// header. A message without a usable session is refused with an ERROR and `nil` is returned.
-    mutating func session(of peer: Peer, header: Header) -> SessionID? {
-        let named = header.session.map { SessionID($0) }
-        if let registered = peer.session {
-            guard named == nil || named == registered else {
-                reply(
-                    to: peer.id,
-                    correlation: header.id,
-                    error: "wrongSession",
-                    "you are registered for session \(registered), not \(named?.rawValue ?? "")"
-                )
-                return nil
-            }
-            return registered
-        }
-        guard let named else {
-            reply(to: peer.id, correlation: header.id, error: "missingSession", "name the session in the header")
-            return nil
-        }
-        return named
-    }
-
-    /// Whether a sequence is new for this stepper. A resent one is answered with its original fate (or, when
-    /// its fate is still pending, by the acknowledgement to come).
-    private mutating func admit(_ sequence: UInt64, of key: StepperKey, from peer: String, correlation: UInt64) -> Bool
-    {
-        var record = steppers[key] ?? StepperRecord()
-        defer { steppers[key] = record }
-        if sequence > record.lastSequence {
-            record.lastSequence = sequence
-            record.pending.insert(sequence)
-            return true
-        }
-        if let known = record.acknowledgements.last(where: { $0.sequence == sequence }) {
-            send(
-                .stepAck(StepAck(sequence: sequence, fate: known.fate)),
-                to: peer,
-                session: key.session,
-                correlation: correlation
-            )
-        } else if !record.pending.contains(sequence) {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: "staleSequence",
-                "step \(sequence) was applied long ago and its fate is forgotten; number new steps above \(record.lastSequence)"
-            )
-        }
-        return false
     }
 
     private mutating func remember(_ token: StepToken, in session: SessionID, _ acknowledgement: PendingAcknowledgement)
@@ -186,15 +139,11 @@ extension Coordinator {
             return
         }
         let wire = WireFate(fate)
-        var record = steppers[waiting.stepper] ?? StepperRecord()
-        record.pending.remove(waiting.sequence)
-        record.acknowledgements.append((waiting.sequence, wire))
-        if record.acknowledgements.count > configuration.rememberedAcknowledgements {
-            record.acknowledgements.removeFirst(
-                record.acknowledgements.count - configuration.rememberedAcknowledgements
-            )
-        }
-        steppers[waiting.stepper] = record
+        steppers[waiting.stepper, default: StepperRecord()].remember(
+            .fate(wire),
+            of: waiting.sequence,
+            keeping: configuration.rememberedAcknowledgements
+        )
         send(
             .stepAck(StepAck(sequence: waiting.sequence, fate: wire)),
             to: waiting.peer,

@@ -10,28 +10,30 @@ extension NavigationEvent {
         case .sessionEnded:
             ("sessionEnded", [:])
         case .stepReceived(let token, let step, let source):
-            ("stepReceived", ["token": .int(Int(token.rawValue)), "step": step.json, "source": source.json])
+            ("stepReceived", ["token": .int(Int(token.rawValue)), "step": step.wireValue, "source": source.json])
         case .stepFate(let token, let step, let source, let fate):
             (
                 "stepFate",
-                ["token": .int(Int(token.rawValue)), "step": step.json, "source": source.json].merging(fate.json) { $1 }
+                ["token": .int(Int(token.rawValue)), "step": step.wireValue, "source": source.json].merging(fate.json) {
+                    $1
+                }
             )
         case .deepLinkReceived(let token, let path):
-            ("deepLinkReceived", ["token": .int(Int(token.rawValue)), "path": .array(path.map(\.json))])
+            ("deepLinkReceived", ["token": .int(Int(token.rawValue)), "path": .array(path.map(\.wireValue))])
         case .deepLinkWaiting(let token):
             ("deepLinkWaiting", ["token": .int(Int(token.rawValue))])
         case .willNavigate(let flow, let name, let step):
-            ("willNavigate", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.json])
+            ("willNavigate", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.wireValue])
         case .didNavigate(let flow, let name, let step, let contributors):
             (
                 "didNavigate",
                 [
-                    "flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.json,
+                    "flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.wireValue,
                     "contributors": .string(contributors),
                 ]
             )
         case .adapted(let flow, let from, let to):
-            ("adapted", ["flow": .int(Int(flow.rawValue)), "from": from.json, "to": to.json])
+            ("adapted", ["flow": .int(Int(flow.rawValue)), "from": from.wireValue, "to": to.wireValue])
         case .commandRejected(let flow, let operation, let reason):
             (
                 "commandRejected",
@@ -50,7 +52,7 @@ extension NavigationEvent {
         case .flowEnded(let flow, let name, let reason):
             ("flowEnded", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "reason": .string(reason)])
         case .forwardDroppedAtRoot(let flow, let step):
-            ("forwardDroppedAtRoot", ["flow": .int(Int(flow.rawValue)), "step": step.json])
+            ("forwardDroppedAtRoot", ["flow": .int(Int(flow.rawValue)), "step": step.wireValue])
         case .visibilityChanged(let presentable, let visibility):
             (
                 "visibilityChanged",
@@ -61,7 +63,7 @@ extension NavigationEvent {
                 "guardAsked",
                 [
                     "question": .int(Int(question)), "guard": .string(name), "subject": .string(subject),
-                    "step": step.json,
+                    "step": step.wireValue,
                 ]
             )
         case .guardAnswered(let question, let allowed, let timedOut):
@@ -71,10 +73,6 @@ extension NavigationEvent {
             )
         }
     }
-}
-
-extension Step {
-    var json: JSONValue { ["name": .string(name), "parameters": .object(parameters)] }
 }
 
 extension Optional where Wrapped == StepSource {
@@ -90,6 +88,6 @@ extension Optional where Wrapped == StepSource {
 extension StepFate {
     /// The fate's fields as STEP_ACK carries them (one wire form of a fate, see `WireFate`).
     var json: JSONObject {
-        WireFate(self).json
+        WireFate(self).wireFields
     }
 }

@@ -17,10 +17,20 @@ struct Peer: Sendable, Hashable {
 /// A stepper's memory across reconnections: the sequences it sent and the fates they got.
 struct StepperRecord: Sendable {
     var lastSequence: UInt64 = 0
-    /// The last acknowledgements, oldest first.
-    var acknowledgements: [(sequence: UInt64, fate: WireFate)] = []
+    /// The outcomes of the last sequences decided, oldest first.
+    var acknowledgements: [(sequence: UInt64, outcome: StepOutcome)] = []
     /// Sequences taken in whose fate is not decided yet.
     var pending: Set<UInt64> = []
+
+    /// A sequence's outcome is decided: kept to answer the step if it is sent again. The oldest are let go in
+    /// chunks, once there are twice `count`, so that keeping the last `count` costs no shifting on every step.
+    mutating func remember(_ outcome: StepOutcome, of sequence: UInt64, keeping count: Int) {
+        pending.remove(sequence)
+        acknowledgements.append((sequence, outcome))
+        if acknowledgements.count > 2 * max(count, 1) {
+            acknowledgements.removeFirst(acknowledgements.count - count)
+        }
+    }
 }
 
 /// Who waits for a step's fate.

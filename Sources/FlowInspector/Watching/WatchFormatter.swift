@@ -50,7 +50,7 @@ public struct WatchFormatter: Sendable {
 
     /// The item as one JSON object: `{"kind", "session", "sentAt", "fields"}`.
     public func json(_ item: WatchedItem) -> String {
-        String(decoding: (try? FlowJSON.encode(item, sortedKeys: true)) ?? [], as: UTF8.self)
+        String(decoding: item.jsonValue.jsonText(sortedKeys: true), as: UTF8.self)
     }
 
     // MARK: Describing

@@ -20,6 +20,13 @@ public struct WatchedItem: Sendable, Hashable, Codable {
         self.fields = fields
     }
 
+    /// The item as `flowctl watch --json` prints it: `{"kind", "session", "sentAt", "fields"}` (its Codable form).
+    public var jsonValue: JSONValue {
+        var object: JSONObject = ["kind": .string(kind), "sentAt": .int(Int(sentAt)), "fields": .object(fields)]
+        object["session"] = session.map(JSONValue.string)
+        return .object(object)
+    }
+
     /// An inspection event as flowd published it.
     public init(_ event: InspectionEvent, header: Header) {
         self.init(
@@ -32,8 +39,12 @@ public struct WatchedItem: Sendable, Hashable, Codable {
 
     /// A batch of commands as flowd published it.
     public init(_ batch: CommandsMessage, header: Header) {
-        let encoded = (try? FlowJSON.value(of: batch))?.objectValue
-        self.init(kind: "commands", session: header.session, sentAt: header.sentAt, fields: encoded ?? [:])
+        self.init(
+            kind: "commands",
+            session: header.session,
+            sentAt: header.sentAt,
+            fields: batch.wireValue.objectValue ?? [:]
+        )
     }
 
     /// The step it is about, when it is about one (or the steps of a deep link).

@@ -25,7 +25,10 @@ public struct WireCodec: Sendable {
 
     /// The four frames of an envelope.
     public func encode(_ envelope: Envelope) -> [[UInt8]] {
-        [Self.protocolFrame, Array(envelope.message.type.rawValue.utf8), json(envelope.header), body(envelope.message)]
+        [
+            Self.protocolFrame, Array(envelope.message.type.rawValue.utf8), text(envelope.header.wireValue),
+            body(envelope.message),
+        ]
     }
 
     /// Reads an envelope from its four frames.
@@ -56,7 +59,7 @@ public struct WireCodec: Sendable {
         }
         let header: Header
         do {
-            header = try FlowJSON.decode(Header.self, from: frames[2])
+            header = try Header(wire: try JSONValue(parsing: frames[2]), at: "")
         } catch {
             throw WireError(.malformedHeader, "the header is not valid: \(describe(error))")
         }
@@ -72,17 +75,20 @@ public struct WireCodec: Sendable {
         func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
             try FlowJSON.decode(type, from: body)
         }
+        func read<Body: WireRepresentable>(_ type: Body.Type) throws(WireFieldError) -> Body {
+            try Body(wire: body, at: "")
+        }
         switch type {
         case .hello: return .hello(try decode(Hello.self))
         case .welcome: return .welcome(try decode(Welcome.self))
         case .bye: return .bye(try decode(Bye.self))
-        case .heartbeat: return .heartbeat(try decode(Heartbeat.self))
+        case .heartbeat: return .heartbeat(try read(Heartbeat.self))
         case .error: return .error(try decode(ErrorReply.self))
-        case .step: return .step(try decode(StepMessage.self))
-        case .deepLink: return .deepLink(try decode(DeepLinkMessage.self))
-        case .stepAck: return .stepAck(try decode(StepAck.self))
-        case .visibility: return .visibility(try decode(VisibilityReport.self))
-        case .commands: return .commands(try decode(CommandsMessage.self))
+        case .step: return .step(try read(StepMessage.self))
+        case .deepLink: return .deepLink(try read(DeepLinkMessage.self))
+        case .stepAck: return .stepAck(try read(StepAck.self))
+        case .visibility: return .visibility(try read(VisibilityReport.self))
+        case .commands: return .commands(try read(CommandsMessage.self))
         case .snapshotRequest: return .snapshotRequest(try decode(SnapshotRequest.self))
         case .snapshot: return .snapshot(try decode(SnapshotMessage.self))
         case .query: return .query(try decode(Query.self))
@@ -90,7 +96,7 @@ public struct WireCodec: Sendable {
         case .sessionData: return .sessionData(try decode(SessionDataMessage.self))
         case .guardQuestion: return .guardQuestion(try decode(GuardQuestionMessage.self))
         case .guardAnswer: return .guardAnswer(try decode(GuardAnswer.self))
-        case .event: return .event(try decode(InspectionEvent.self))
+        case .event: return .event(try read(InspectionEvent.self))
         }
     }
 
@@ -99,13 +105,13 @@ public struct WireCodec: Sendable {
         case .hello(let body): json(body)
         case .welcome(let body): json(body)
         case .bye(let body): json(body)
-        case .heartbeat(let body): json(body)
+        case .heartbeat(let body): text(body.wireValue)
         case .error(let body): json(body)
-        case .step(let body): json(body)
-        case .deepLink(let body): json(body)
-        case .stepAck(let body): json(body)
-        case .visibility(let body): json(body)
-        case .commands(let body): json(body)
+        case .step(let body): text(body.wireValue)
+        case .deepLink(let body): text(body.wireValue)
+        case .stepAck(let body): text(body.wireValue)
+        case .visibility(let body): text(body.wireValue)
+        case .commands(let body): text(body.wireValue)
         case .snapshotRequest(let body): json(body)
         case .snapshot(let body): json(body)
         case .query(let body): json(body)
@@ -113,13 +119,18 @@ public struct WireCodec: Sendable {
         case .sessionData(let body): json(body)
         case .guardQuestion(let body): json(body)
         case .guardAnswer(let body): json(body)
-        case .event(let body): json(body)
+        case .event(let body): text(body.wireValue)
         }
     }
 
     private func json(_ value: some Encodable) -> [UInt8] {
         // The message types hold only strings, numbers, booleans, arrays and objects: encoding cannot fail.
         (try? FlowJSON.encode(value)) ?? Array("{}".utf8)
+    }
+
+    /// The compact JSON text of a hand-written wire form.
+    private func text(_ value: JSONValue) -> [UInt8] {
+        value.jsonText()
     }
 
     private func describe(_ error: any Error) -> String {

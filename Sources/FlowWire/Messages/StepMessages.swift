@@ -60,6 +60,25 @@ public struct WireFate: Sendable, Hashable, Codable {
     /// What would have made it pass.
     public var remedy: String?
 
+    /// Creates a fate from its parts, as a peer reads it.
+    public init(
+        accepted: Bool,
+        flows: [FlowID],
+        reason: String? = nil,
+        presentable: PresentableID? = nil,
+        flow: FlowID? = nil,
+        explanation: String? = nil,
+        remedy: String? = nil
+    ) {
+        self.accepted = accepted
+        self.flows = flows
+        self.reason = reason
+        self.presentable = presentable
+        self.flow = flow
+        self.explanation = explanation
+        self.remedy = remedy
+    }
+
     /// The wire form of an engine fate.
     public init(_ fate: StepFate) {
         switch fate {

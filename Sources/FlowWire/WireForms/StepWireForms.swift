@@ -1,0 +1,81 @@
+import FlowCore
+
+extension Step: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(try fields.string("name"), try fields.object("parameters"))
+    }
+
+    public var wireValue: JSONValue {
+        ["name": .string(name), "parameters": .object(parameters)]
+    }
+}
+
+extension StepMessage: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(
+            step: try fields.value("step", as: Step.self),
+            sequence: try fields.unsigned("sequence"),
+            presentable: try fields.optionalID("presentable")
+        )
+    }
+
+    public var wireValue: JSONValue {
+        var object: JSONObject = ["step": step.wireValue, "sequence": .int(Int(clamping: sequence))]
+        object["presentable"] = presentable?.wireValue
+        return .object(object)
+    }
+}
+
+extension DeepLinkMessage: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(path: try fields.values("path", as: Step.self), sequence: try fields.unsigned("sequence"))
+    }
+
+    public var wireValue: JSONValue {
+        ["path": .array(path.map(\.wireValue)), "sequence": .int(Int(clamping: sequence))]
+    }
+}
+
+extension StepAck: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(sequence: try fields.unsigned("sequence"), fate: try fields.value("fate", as: WireFate.self))
+    }
+
+    public var wireValue: JSONValue {
+        ["sequence": .int(Int(clamping: sequence)), "fate": fate.wireValue]
+    }
+}
+
+extension WireFate: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(
+            accepted: try fields.bool("accepted"),
+            flows: try fields.ids("flows"),
+            reason: try fields.optionalString("reason"),
+            presentable: try fields.optionalID("presentable"),
+            flow: try fields.optionalID("flow"),
+            explanation: try fields.optionalString("explanation"),
+            remedy: try fields.optionalString("remedy")
+        )
+    }
+
+    public var wireValue: JSONValue {
+        .object(wireFields)
+    }
+
+    /// The fate's members, as STEP_ACK carries them and as `stepFate` events merge them into theirs.
+    public var wireFields: JSONObject {
+        var object: JSONObject = ["accepted": .bool(accepted), "flows": .array(flows.map(\.wireValue))]
+        object["reason"] = reason.map(JSONValue.string)
+        object["presentable"] = presentable?.wireValue
+        object["flow"] = flow?.wireValue
+        object["explanation"] = explanation.map(JSONValue.string)
+        object["remedy"] = remedy.map(JSONValue.string)
+        return object
+    }
+}

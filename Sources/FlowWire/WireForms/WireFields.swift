@@ -1,0 +1,162 @@
+import FlowCore
+
+/// An object's members as a ``WireRepresentable`` reads them: typed, and with errors that name the field by
+/// its path in the message.
+struct WireFields {
+    let members: JSONObject
+    /// Where the object is in the message (`""` for the body itself).
+    let path: String
+
+    init(_ value: JSONValue, at path: String) throws(WireFieldError) {
+        guard case .object(let members) = value else {
+            throw WireFieldError(
+                path.isEmpty
+                    ? "must be an object, not \(value.kindName)"
+                    : "\"\(path)\" must be an object, not \(value.kindName)"
+            )
+        }
+        self.members = members
+        self.path = path
+    }
+
+    /// The path of a member.
+    func name(_ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+
+    /// A member that must be there (and not null).
+    func required(_ key: String) throws(WireFieldError) -> JSONValue {
+        guard let value = members[key] else {
+            throw WireFieldError("missing \"\(name(key))\"")
+        }
+        guard value != .null else {
+            throw WireFieldError("\"\(name(key))\" must not be null")
+        }
+        return value
+    }
+
+    /// A member that may be absent or null.
+    func optional(_ key: String) -> JSONValue? {
+        guard let value = members[key], value != .null else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws(WireFieldError) -> String {
+        try Self.string(try required(key), name(key))
+    }
+
+    func optionalString(_ key: String) throws(WireFieldError) -> String? {
+        guard let value = optional(key) else { return nil }
+        return try Self.string(value, name(key))
+    }
+
+    func bool(_ key: String) throws(WireFieldError) -> Bool {
+        guard case .bool(let flag) = try required(key) else {
+            throw mismatch(key, "true or false")
+        }
+        return flag
+    }
+
+    func unsigned(_ key: String) throws(WireFieldError) -> UInt64 {
+        try Self.whole(try required(key), name(key))
+    }
+
+    func optionalUnsigned(_ key: String) throws(WireFieldError) -> UInt64? {
+        guard let value = optional(key) else { return nil }
+        return try Self.whole(value, name(key))
+    }
+
+    func integer<I: FixedWidthInteger>(_ key: String, as type: I.Type = Int.self) throws(WireFieldError) -> I {
+        try Self.whole(try required(key), name(key))
+    }
+
+    func object(_ key: String) throws(WireFieldError) -> JSONObject {
+        guard case .object(let members) = try required(key) else {
+            throw mismatch(key, "an object")
+        }
+        return members
+    }
+
+    func optionalObject(_ key: String) throws(WireFieldError) -> JSONObject? {
+        guard let value = optional(key) else { return nil }
+        guard case .object(let members) = value else {
+            throw mismatch(key, "an object")
+        }
+        return members
+    }
+
+    func array(_ key: String) throws(WireFieldError) -> [JSONValue] {
+        guard case .array(let elements) = try required(key) else {
+            throw mismatch(key, "an array")
+        }
+        return elements
+    }
+
+    func id<Tag: IdentifierTag>(_ key: String) throws(WireFieldError) -> Identifier<Tag> where Tag.RawValue == UInt32 {
+        Identifier(try Self.whole(try required(key), name(key)))
+    }
+
+    func optionalID<Tag: IdentifierTag>(_ key: String) throws(WireFieldError) -> Identifier<Tag>?
+    where Tag.RawValue == UInt32 {
+        guard let value = optional(key) else { return nil }
+        return Identifier(try Self.whole(value, name(key)))
+    }
+
+    func ids<Tag: IdentifierTag>(_ key: String) throws(WireFieldError) -> [Identifier<Tag>]
+    where Tag.RawValue == UInt32 {
+        var ids: [Identifier<Tag>] = []
+        for (index, element) in try array(key).enumerated() {
+            ids.append(Identifier(try Self.whole(element, "\(name(key))[\(index)]")))
+        }
+        return ids
+    }
+
+    func value<Value: WireRepresentable>(_ key: String, as type: Value.Type) throws(WireFieldError) -> Value {
+        try Value(wire: try required(key), at: name(key))
+    }
+
+    func optionalValue<Value: WireRepresentable>(_ key: String, as type: Value.Type) throws(WireFieldError) -> Value? {
+        guard let value = optional(key) else { return nil }
+        return try Value(wire: value, at: name(key))
+    }
+
+    func values<Value: WireRepresentable>(_ key: String, as type: Value.Type) throws(WireFieldError) -> [Value] {
+        var values: [Value] = []
+        for (index, element) in try array(key).enumerated() {
+            values.append(try Value(wire: element, at: "\(name(key))[\(index)]"))
+        }
+        return values
+    }
+
+    private func mismatch(_ key: String, _ expected: String) -> WireFieldError {
+        WireFieldError("\"\(name(key))\" must be \(expected), not \(members[key]?.kindName ?? "absent")")
+    }
+
+    static func string(_ value: JSONValue, _ name: String) throws(WireFieldError) -> String {
+        guard case .string(let text) = value else {
+            throw WireFieldError("\"\(name)\" must be a string, not \(value.kindName)")
+        }
+        return text
+    }
+
+    /// A whole number of the type (a double without fraction counts up to 2^53, beyond which it may have lost
+    /// digits).
+    static func whole<I: FixedWidthInteger>(_ value: JSONValue, _ name: String) throws(WireFieldError) -> I {
+        let number: I?
+        switch value {
+        case .int(let whole): number = I(exactly: whole)
+        case .double(let double) where double.magnitude <= 9_007_199_254_740_992: number = I(exactly: double)
+        case .double: number = nil
+        default: throw WireFieldError("\"\(name)\" must be a whole number, not \(value.kindName)")
+        }
+        guard let number else {
+            throw WireFieldError("\"\(name)\" must be a whole number from \(I.min) to \(I.max), not \(value)")
+        }
+        return number
+    }
+}
+
+extension Identifier where Tag.RawValue == UInt32 {
+    /// The id as a JSON number.
+    var wireValue: JSONValue { .int(Int(rawValue)) }
+}
