@@ -36,6 +36,38 @@ enum ProfileBenchmarks {
         )
     }
 
+    /// EVENT messages (a `stepFate`, as flowd publishes one per step) decoded and encoded again per second: what
+    /// each event costs flowd to write and an inspector to read.
+    static func eventCodec(messages: Int) -> Result {
+        let codec = WireCodec()
+        let fields: JSONObject = [
+            "token": 12, "step": ["name": "tick", "parameters": ["n": 7, "t": 22_625_454_649_207]],
+            "source": ["stepper": "s1"], "sender": "bench/s1", "sentAt": 1_795_283_133_542, "accepted": true,
+            "flows": [1],
+        ]
+        let frames = codec.encode(
+            Envelope(
+                header: Header(id: 9, session: "bench", sentAt: 1_795_283_133_542),
+                message: .event(InspectionEvent(kind: "stepFate", session: "bench", fields: fields))
+            )
+        )
+        let clock = ContinuousClock()
+        var bytes = 0
+        let elapsed = clock.measure {
+            for _ in 0..<messages {
+                if let envelope = try? codec.decode(frames) {
+                    bytes += codec.encode(envelope)[3].count
+                }
+            }
+        }
+        return Result(
+            name: "codec EVENT decode+encode/s",
+            value: Double(messages) / elapsed.seconds,
+            unit: "msgs/s",
+            detail: "\(messages) stepFate events of \(frames.map(\.count).reduce(0, +)) bytes"
+        )
+    }
+
     /// Steps per second through the coordinator, frames in and frames out, no sockets.
     static func coordinator(steps: Int, flows: String) throws -> Result {
         let specification = try FlowSpecification.load(contentsOf: flows)

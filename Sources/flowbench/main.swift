@@ -25,6 +25,7 @@ case "profile":
     defer { endToEnd.cleanUp() }
     for result in [
         ProfileBenchmarks.codec(messages: 50_000),
+        ProfileBenchmarks.eventCodec(messages: 50_000),
         try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows),
         try EngineBenchmarks.throughput(steps: 100_000),
     ] + (try AllocationBenchmarks.perStep(quick: true) ?? []) {

@@ -56,11 +56,14 @@ struct JSONTextParser {
         try enter()
         defer { depth -= 1 }
         position += 1
-        var members: [String: JSONValue] = [:]
+        // Gathered first, then hashed into a table of the right size at once (growing it member by member
+        // rehashed it again and again).
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(8)
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             position += 1
-            return .object(members)
+            return .object([:])
         }
         while true {
             guard peek(UInt8(ascii: "\"")) else {
@@ -70,14 +73,14 @@ struct JSONTextParser {
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "after a member name")
             skipWhitespace()
-            members[key] = try value()
+            members.append((key, try value()))
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 position += 1
                 skipWhitespace()
             } else {
                 try expect(UInt8(ascii: "}"), "after a member (or \",\")")
-                return .object(members)
+                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
             }
         }
     }

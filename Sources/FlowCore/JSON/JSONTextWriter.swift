@@ -28,21 +28,26 @@ struct JSONTextWriter {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            var first = true
-            func member(_ key: String, _ value: JSONValue) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                write(key)
-                bytes.append(UInt8(ascii: ":"))
-                write(value)
-            }
             if sortedKeys {
-                for (key, value) in members.sorted(by: { $0.key < $1.key }) { member(key, value) }
+                for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                    write(member: member.key, member.value, first: index == 0)
+                }
             } else {
-                for (key, value) in members { member(key, value) }
+                var first = true
+                for (key, value) in members {
+                    write(member: key, value, first: first)
+                    first = false
+                }
             }
             bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    private mutating func write(member key: String, _ value: JSONValue, first: Bool) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        write(key)
+        bytes.append(UInt8(ascii: ":"))
+        write(value)
     }
 
     mutating func writeNull() {

@@ -35,16 +35,8 @@ struct EndToEndBenchmarks {
     func flowdThroughput(_ transport: String, steppers: Int, steps: Int, watching: Bool = false) throws -> Double {
         let (flowd, endpoints) = try startFlowd(transport)
         defer { flowd.stop() }
-        let watcher =
-            watching
-            ? try RoleProcess(
-                "flowctl",
-                ["watch", "--json", "--control", endpoints.control, "--events", endpoints.events],
-                readErrors: true
-            ) : nil
+        let watcher = try watching ? attachWatcher(endpoints) : nil
         defer { watcher?.stop() }
-        // flowctl says it watches once flowd confirmed its subscription: from then on every event is published.
-        try watcher?.expect("watching flowd")
         let perStepper = steps / steppers
         let presenter = try RoleProcess(
             "flowbench",
@@ -58,6 +50,18 @@ struct EndToEndBenchmarks {
             )
         }
         return try race(senders, presenter, steps: perStepper * steppers)
+    }
+
+    /// `flowctl watch --json` on a flowd, once flowd confirmed its subscription: from then on every event is
+    /// published (its output is dropped, as a terminal that keeps up would take it).
+    private func attachWatcher(_ endpoints: BenchEndpoints) throws -> RoleProcess {
+        let watcher = try RoleProcess(
+            "flowctl",
+            ["watch", "--json", "--control", endpoints.control, "--events", endpoints.events],
+            readErrors: true
+        )
+        try watcher.expect("watching flowd")
+        return watcher
     }
 
     /// The same through the raw relay.
@@ -79,7 +83,8 @@ struct EndToEndBenchmarks {
     func flowdLatency(
         _ transport: String,
         steps: Int,
-        flowd existing: (RoleProcess, BenchEndpoints)? = nil
+        flowd existing: (RoleProcess, BenchEndpoints)? = nil,
+        watching: Bool = false
     ) throws
         -> [String: Int]
     {
@@ -87,6 +92,8 @@ struct EndToEndBenchmarks {
         defer {
             if existing == nil { flowd.stop() }
         }
+        let watcher = try watching ? attachWatcher(endpoints) : nil
+        defer { watcher?.stop() }
         let presenter = try RoleProcess("flowbench", ["presenter", endpoints.control, endpoints.events, "\(steps)"])
         try presenter.expect("ready")
         let sender = try RoleProcess(
