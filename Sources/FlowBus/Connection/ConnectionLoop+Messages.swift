@@ -82,7 +82,9 @@ extension ConnectionLoop {
     /// stays in flight, and every step in flight is sent again, in order. The reports for the other steps sent
     /// after the lost ones find them sent again already (a resent step's old message id maps to nothing).
     private func resendAfterGap(correlation: UInt64?, _ message: String) {
-        guard let correlation, let sequence = sequenceOfMessage[correlation], sequence > resentAfterGap else { return }
+        // Unregistered, the resend after the coming WELCOME sends them all anyway.
+        guard registered, let correlation, let sequence = sequenceOfMessage[correlation], sequence > resentAfterGap
+        else { return }
         setup.options.logger.debug("flowd waits for earlier steps, sending every step in flight again: \(message)")
         let waiting = inFlight.keys.sorted()
         resentAfterGap = waiting.last ?? sequence
