@@ -77,14 +77,6 @@ struct WireFields {
         return members
     }
 
-    func optionalObject(_ key: String) throws(WireFieldError) -> JSONObject? {
-        guard let value = optional(key) else { return nil }
-        guard case .object(let members) = value else {
-            throw mismatch(key, "an object")
-        }
-        return members
-    }
-
     func array(_ key: String) throws(WireFieldError) -> [JSONValue] {
         guard case .array(let elements) = try required(key) else {
             throw mismatch(key, "an array")
