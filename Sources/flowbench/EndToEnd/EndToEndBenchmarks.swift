@@ -33,6 +33,17 @@ struct EndToEndBenchmarks {
     /// Steps per second from `steppers` processes through flowd to a presenter process (acknowledgements
     /// included), and with `watching`, a `flowctl watch` attached.
     func flowdThroughput(_ transport: String, steppers: Int, steps: Int, watching: Bool = false) throws -> Double {
+        try flowdLoad(transport, steppers: steppers, steps: steps, watching: watching).stepsPerSecond
+    }
+
+    /// Throughput as ``flowdThroughput(_:steppers:steps:watching:)``, and flowd's own processor time per step
+    /// meanwhile (µs, all its threads): what flowd does for each step, whatever else competes for the cores.
+    func flowdLoad(
+        _ transport: String,
+        steppers: Int,
+        steps: Int,
+        watching: Bool = false
+    ) throws -> (stepsPerSecond: Double, flowdMicrosecondsPerStep: Double) {
         let (flowd, endpoints) = try startFlowd(transport)
         defer { flowd.stop() }
         let watcher = try watching ? attachWatcher(endpoints) : nil
@@ -49,7 +60,10 @@ struct EndToEndBenchmarks {
                 ["stepper", endpoints.control, endpoints.events, "s\(index)", "\(perStepper)", "flood"]
             )
         }
-        return try race(senders, presenter, steps: perStepper * steppers)
+        let before = flowd.processorSeconds
+        let rate = try race(senders, presenter, steps: perStepper * steppers)
+        let used = flowd.processorSeconds - before
+        return (rate, used * 1_000_000 / Double(perStepper * steppers))
     }
 
     /// `flowctl watch --json` on a flowd, once flowd confirmed its subscription: from then on every event is

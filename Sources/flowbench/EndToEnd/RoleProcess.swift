@@ -72,6 +72,17 @@ final class RoleProcess {
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
     }
 
+    /// The processor time the process has used so far (user and system, all threads), from /proc.
+    var processorSeconds: Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let end = text.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (name) ": state is field 3 of the line; utime and stime are fields 14 and 15.
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM, then SIGKILL after a moment: a process spawned from a thread that blocks signals inherits the
     /// mask, and only a program that reads its signals (flowd) stops on SIGTERM then.
     func stop() {

@@ -39,26 +39,49 @@ enum WatcherBenchmarks {
     private static func throughput(_ endToEnd: EndToEndBenchmarks, quick: Bool) throws -> [Result] {
         let steps = quick ? 4_000 : 24_000
         let rounds = quick ? 1 : 3
-        var alone: [Double] = []
-        var watched: [Double] = []
+        var alone: [(stepsPerSecond: Double, flowdMicrosecondsPerStep: Double)] = []
+        var watched: [(stepsPerSecond: Double, flowdMicrosecondsPerStep: Double)] = []
         for _ in 0..<rounds {
-            alone.append(try endToEnd.flowdThroughput("ipc", steppers: 4, steps: steps))
-            watched.append(try endToEnd.flowdThroughput("ipc", steppers: 4, steps: steps, watching: true))
+            alone.append(try endToEnd.flowdLoad("ipc", steppers: 4, steps: steps))
+            watched.append(try endToEnd.flowdLoad("ipc", steppers: 4, steps: steps, watching: true))
         }
         let detail = "\(steps) steps, median of \(rounds) round\(rounds == 1 ? "" : "s")"
+        let rate = (alone: median(alone.map(\.stepsPerSecond)), watched: median(watched.map(\.stepsPerSecond)))
+        let work = (
+            alone: median(alone.map(\.flowdMicrosecondsPerStep)),
+            watched: median(watched.map(\.flowdMicrosecondsPerStep))
+        )
         return [
-            Result(name: "flowd steps/s ipc 4s, no watcher", value: median(alone), unit: "steps/s", detail: detail),
+            Result(name: "flowd steps/s ipc 4s, no watcher", value: rate.alone, unit: "steps/s", detail: detail),
             Result(
                 name: "flowd steps/s ipc 4s, flowctl watch",
-                value: median(watched),
+                value: rate.watched,
                 unit: "steps/s",
                 detail: detail + ", flowctl watch --json attached"
             ),
             Result(
                 name: "watched/unwatched throughput",
-                value: median(watched) / median(alone),
+                value: rate.watched / rate.alone,
                 unit: "×",
                 detail: "inspector cost, cores saturated; goal ≥ 0.9"
+            ),
+            Result(
+                name: "flowd processor time per step, no watcher",
+                value: work.alone,
+                unit: "µs",
+                detail: detail + ", flowd's threads, user and system"
+            ),
+            Result(
+                name: "flowd processor time per step, flowctl watch",
+                value: work.watched,
+                unit: "µs",
+                detail: detail + ", publishing every inspection event"
+            ),
+            Result(
+                name: "watched/unwatched flowd work per step",
+                value: work.watched / max(work.alone, 0.001),
+                unit: "×",
+                detail: "what watching adds to flowd's own work"
             ),
         ]
     }
