@@ -77,6 +77,6 @@ public struct TreeRenderer: Sendable {
 
     private func describe(_ value: JSONValue) -> String {
         if case .string(let text) = value { return text }
-        return String(decoding: value.jsonText(sortedKeys: true), as: UTF8.self)
+        return value.description
     }
 }

@@ -11,46 +11,38 @@ import Logging
 enum ProfileBenchmarks {
     /// STEP messages decoded and encoded again per second.
     static func codec(messages: Int) -> Result {
-        let codec = WireCodec()
-        let header = Header(id: 1, session: "bench", sender: "bench/s1", sentAt: 0)
-        let frames = codec.encode(
-            Envelope(
-                header: header,
-                message: .step(StepMessage(step: BusRoles.step(1), sequence: 1, presentable: nil))
-            )
-        )
-        let clock = ContinuousClock()
-        var bytes = 0
-        let elapsed = clock.measure {
-            for _ in 0..<messages {
-                if let envelope = try? codec.decode(frames) {
-                    bytes += codec.encode(envelope)[3].count
-                }
-            }
-        }
-        return Result(
+        let step = StepMessage(step: BusRoles.step(1), sequence: 1, presentable: nil)
+        return roundTrips(
+            Envelope(header: Header(id: 1, session: "bench", sender: "bench/s1", sentAt: 0), message: .step(step)),
             name: "codec STEP decode+encode/s",
-            value: Double(messages) / elapsed.seconds,
-            unit: "msgs/s",
-            detail: "\(messages) messages of \(frames.map(\.count).reduce(0, +)) bytes"
+            messages: messages,
+            what: "messages"
         )
     }
 
     /// EVENT messages (a `stepFate`, as flowd publishes one per step) decoded and encoded again per second: what
     /// each event costs flowd to write and an inspector to read.
     static func eventCodec(messages: Int) -> Result {
-        let codec = WireCodec()
         let fields: JSONObject = [
             "token": 12, "step": ["name": "tick", "parameters": ["n": 7, "t": 22_625_454_649_207]],
             "source": ["stepper": "s1"], "sender": "bench/s1", "sentAt": 1_795_283_133_542, "accepted": true,
             "flows": [1],
         ]
-        let frames = codec.encode(
+        return roundTrips(
             Envelope(
                 header: Header(id: 9, session: "bench", sentAt: 1_795_283_133_542),
                 message: .event(InspectionEvent(kind: "stepFate", session: "bench", fields: fields))
-            )
+            ),
+            name: "codec EVENT decode+encode/s",
+            messages: messages,
+            what: "stepFate events"
         )
+    }
+
+    /// How many times per second the codec decodes an envelope's frames and encodes it again.
+    private static func roundTrips(_ envelope: Envelope, name: String, messages: Int, what: String) -> Result {
+        let codec = WireCodec()
+        let frames = codec.encode(envelope)
         let clock = ContinuousClock()
         var bytes = 0
         let elapsed = clock.measure {
@@ -60,11 +52,12 @@ enum ProfileBenchmarks {
                 }
             }
         }
+        precondition(bytes == messages * frames[3].count, "every message should decode and encode again the same")
         return Result(
-            name: "codec EVENT decode+encode/s",
+            name: name,
             value: Double(messages) / elapsed.seconds,
             unit: "msgs/s",
-            detail: "\(messages) stepFate events of \(frames.map(\.count).reduce(0, +)) bytes"
+            detail: "\(messages) \(what) of \(frames.map(\.count).reduce(0, +)) bytes"
         )
     }
 

@@ -50,23 +50,6 @@ func flowsFile(_ yaml: String) throws -> String {
     return path
 }
 
-/// A flow where every `tick` from the stepper `ticker` is accepted and pushes one screen.
-let tickerFlows = """
-    version: 1
-    session:
-      root: Ticks
-      stepper: { named: ticker }
-    steps:
-      tick: { n: int }
-    flows:
-      Ticks:
-        root: { stack: ticks }
-        on:
-          tick:
-            - show: Tick
-              params: { n: $n }
-    """
-
 /// Everything a presenter client received, read by a task of its own; optionally reports what each update shows.
 final class UpdateRecorder: Sendable {
     let presenter: PresenterClient

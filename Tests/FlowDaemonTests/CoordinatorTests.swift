@@ -109,7 +109,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
     /// sees step 3 before step 2. It applies neither out of order: 3 is refused with `sequenceGap`, and applied
     /// after 2 when the stepper resends both in order.
     @Test func aStepAfterAGapWaitsForTheStepsBeforeIt() throws {
-        var bus = try Bus(flows: Self.tickerFlows)
+        var bus = try Bus(flows: tickerFlows)
         _ = bus.hello(.stepper, "kiosk/ticker", name: "ticker")
         func tick(_ sequence: UInt64) -> [Envelope] {
             bus.send(
@@ -136,7 +136,7 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
     /// flowd keeps at least the last 256 fates per stepper (the configuration's `rememberedAcknowledgements`): a
     /// step resent from within them gets its fate again, one from long before is refused as stale.
     @Test func fatesAreRememberedForTheLastStepsAndOlderOnesAreStale() throws {
-        var bus = try Bus(flows: Self.tickerFlows)
+        var bus = try Bus(flows: tickerFlows)
         _ = bus.hello(.stepper, "kiosk/ticker", name: "ticker")
         for sequence in 1...700 {
             bus.send(
@@ -151,22 +151,6 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(error(stale)?.code == "staleSequence")
         #expect(bus.coordinator.counters.stepsIn == 700)
     }
-
-    static let tickerFlows = """
-        version: 1
-        session:
-          root: Ticks
-          stepper: { named: ticker }
-        steps:
-          tick: { n: int }
-        flows:
-          Ticks:
-            root: { stack: ticks }
-            on:
-              tick:
-                - show: Tick
-                  params: { n: $n }
-        """
 
     @Test func aScreensStepIsDroppedWhileHiddenThenAcceptedOnceReportedVisible() throws {
         var bus = try Bus()

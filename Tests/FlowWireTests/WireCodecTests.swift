@@ -72,6 +72,9 @@ private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correl
             #expect(frames[0] == Array("FLOWBUS/1".utf8))
             #expect(frames[1] == Array(message.type.rawValue.utf8))
             #expect(try codec.decode(frames) == Envelope(header: header, message: message))
+            // A body encoded once (what a client keeps for resending a step) makes a message that reads the same.
+            let kept = codec.encode(header: header, type: message.type, body: codec.body(of: message))
+            #expect(try codec.decode(kept) == Envelope(header: header, message: message))
         }
     }
 

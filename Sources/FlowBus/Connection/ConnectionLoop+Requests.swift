@@ -6,6 +6,11 @@ extension ConnectionLoop {
     /// Sends a message now; returns its header id, or `nil` when it is larger than flowd takes (not sent).
     @discardableResult
     func send(_ message: FlowWire.Message, session: String?) -> UInt64? {
+        send(message.type, body: codec.body(of: message), session: session)
+    }
+
+    /// Sends a message whose body is encoded already; `nil` when it is larger than flowd takes (not sent).
+    private func send(_ type: MessageType, body: [UInt8], session: String?) -> UInt64? {
         lastMessageID += 1
         let header = Header(
             id: lastMessageID,
@@ -13,8 +18,8 @@ extension ConnectionLoop {
             sender: setup.id,
             sentAt: Int64(Date().timeIntervalSince1970 * 1000)
         )
-        let frames = codec.encode(Envelope(header: header, message: message))
-        guard frames[2].count <= codec.maxHeaderSize, frames[3].count <= maxMessageSize else {
+        let frames = codec.encode(header: header, type: type, body: body)
+        guard frames[2].count <= codec.maxHeaderSize, body.count <= maxMessageSize else {
             return nil
         }
         // A full queue (flowd away for long) drops the message; what waits for an answer is sent again later.
@@ -30,7 +35,7 @@ extension ConnectionLoop {
         if let previous = step.messageID {
             sequenceOfMessage[previous] = nil
         }
-        guard let id = send(step.message, session: step.session) else {
+        guard let id = send(step.type, body: step.body, session: step.session) else {
             inFlight[sequence] = nil
             connection.releaseStep()
             step.fate?.resume(with: .failure(tooLarge))
@@ -40,13 +45,6 @@ extension ConnectionLoop {
         step.messageID = id
         step.sentAt = clock.now
         inFlight[sequence] = step
-    }
-
-    /// Whether a message is within flowd's limits.
-    private func fits(_ message: FlowWire.Message, session: String?) -> Bool {
-        let header = Header(id: lastMessageID + 1, session: session, sender: setup.id, sentAt: 0)
-        let frames = codec.encode(Envelope(header: header, message: message))
-        return frames[2].count <= codec.maxHeaderSize && frames[3].count <= maxMessageSize
     }
 
     private var tooLarge: FlowBusError {
@@ -64,15 +62,21 @@ extension ConnectionLoop {
                 case .deepLink(let path, _):
                     .deepLink(DeepLinkMessage(path: path, sequence: lastSequence + 1))
                 }
+            let body = codec.body(of: message)
             // Refused here, it takes no sequence number: flowd applies steps in order, a number it never gets
             // would hold up every later step.
-            guard fits(message, session: outbound.session ?? setup.session) else {
+            guard body.count <= maxMessageSize else {
                 connection.releaseStep()
                 fate?.resume(with: .failure(tooLarge))
                 return
             }
             lastSequence += 1
-            inFlight[lastSequence] = InFlight(message: message, session: outbound.session ?? setup.session, fate: fate)
+            inFlight[lastSequence] = InFlight(
+                type: message.type,
+                body: body,
+                session: outbound.session ?? setup.session,
+                fate: fate
+            )
             if registered {
                 transmit(lastSequence)
             }

@@ -12,7 +12,9 @@ import ZeroMQ
 final class ConnectionLoop {
     /// A step or deep link taken and not yet acknowledged.
     struct InFlight {
-        let message: FlowWire.Message
+        /// STEP or DEEPLINK, and its body, encoded once however often it is sent.
+        let type: MessageType
+        let body: [UInt8]
         /// The session its header names.
         let session: String?
         let fate: PendingReply<Fate>?

@@ -61,6 +61,17 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// The number as a whole number of the type, when it is one exactly: an integer that fits, or a double
+    /// without fraction that fits and that a double holds exactly (up to 2^53 — beyond, the text it was read from
+    /// may have had digits the double lost). `nil` otherwise.
+    public func exactInteger<I: FixedWidthInteger>(as type: I.Type = I.self) -> I? {
+        switch self {
+        case .int(let number): I(exactly: number)
+        case .double(let number) where number.magnitude <= 9_007_199_254_740_992: I(exactly: number)
+        default: nil
+        }
+    }
+
     /// The number, if this is one.
     public var doubleValue: Double? {
         switch self {
@@ -103,37 +114,23 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(nilLiteral: ()) { self = .null }
 }
 
+extension JSONValue {
+    /// The kind of value in words, for errors: `a string`, `an object`...
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
 extension JSONValue: CustomStringConvertible {
     /// Compact JSON text with object keys sorted, so the same value always prints the same way.
     public var description: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .int(let value): String(value)
-        case .double(let value): value.isFinite ? "\(value)" : "null"
-        case .string(let value): Self.quoted(value)
-        case .array(let values): "[" + values.map(\.description).joined(separator: ",") + "]"
-        case .object(let members):
-            "{" + members.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)):\($0.value)" }.joined(separator: ",")
-                + "}"
-        }
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        String(decoding: jsonText(sortedKeys: true), as: UTF8.self)
     }
 }

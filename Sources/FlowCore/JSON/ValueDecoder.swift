@@ -65,25 +65,22 @@ final class ValueDecoder: Decoder {
         return flag
     }
 
-    /// A whole number that fits the type. A double without a fraction counts while a double holds it exactly
-    /// (up to 2^53): beyond, the text had more digits than were kept, and reading it would silently change it.
+    /// A whole number that fits the type (see ``JSONValue/exactInteger(as:)``).
     static func integer<I: FixedWidthInteger>(_ type: I.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> I {
-        let fitting: I?
         switch value {
-        case .int(let number): fitting = I(exactly: number)
-        case .double(let number) where number.magnitude <= 9_007_199_254_740_992: fitting = I(exactly: number)
-        case .double: fitting = nil
-        default: throw mismatch(I.self, "a whole number", value, path)
-        }
-        guard let fitting else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: path,
-                    debugDescription: "the number \(value) does not fit in \(I.self)"
+        case .int, .double:
+            guard let fitting = value.exactInteger(as: I.self) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path,
+                        debugDescription: "the number \(value) does not fit in \(I.self)"
+                    )
                 )
-            )
+            }
+            return fitting
+        default:
+            throw mismatch(I.self, "a whole number", value, path)
         }
-        return fitting
     }
 
     static func floating<F: BinaryFloatingPoint>(
@@ -115,20 +112,6 @@ final class ValueDecoder: Decoder {
             return DecodingError.valueNotFound(type, context)
         }
         return DecodingError.typeMismatch(type, context)
-    }
-}
-
-extension JSONValue {
-    /// The kind of value in words, for errors: `a string`, `an object`...
-    public var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .int, .double: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
     }
 }
 

@@ -50,7 +50,7 @@ public struct WatchFormatter: Sendable {
 
     /// The item as one JSON object: `{"kind", "session", "sentAt", "fields"}`.
     public func json(_ item: WatchedItem) -> String {
-        String(decoding: item.jsonValue.jsonText(sortedKeys: true), as: UTF8.self)
+        item.jsonValue.description
     }
 
     // MARK: Describing
@@ -143,7 +143,7 @@ public struct WatchFormatter: Sendable {
         case "sessionEnded":
             return ("session", .magenta, "ended")
         case "sessionData":
-            return ("data", .yellow, "\(fields["key"]?.stringValue ?? "?") = \(Self.compact(fields["value"] ?? .null))")
+            return ("data", .yellow, "\(fields["key"]?.stringValue ?? "?") = \(fields["value"] ?? .null)")
         case "guardAsked":
             return (
                 "guard", .yellow,
@@ -175,7 +175,7 @@ public struct WatchFormatter: Sendable {
                 "\(fields["peer"]?.stringValue ?? "?"): \(fields["code"]?.stringValue ?? "?"): \(fields["message"]?.stringValue ?? "")"
             )
         default:
-            return (item.kind, .plain, Self.compact(.object(fields)))
+            return (item.kind, .plain, JSONValue.object(fields).description)
         }
     }
 
@@ -183,7 +183,7 @@ public struct WatchFormatter: Sendable {
         let object = value.objectValue ?? [:]
         let name = object["name"]?.stringValue ?? "?"
         guard let parameters = object["parameters"]?.objectValue, !parameters.isEmpty else { return name }
-        return name + " " + compact(.object(parameters))
+        return name + " " + JSONValue.object(parameters).description
     }
 
     private static func source(_ value: JSONValue?, screen: (JSONValue?) -> String) -> String {
@@ -218,10 +218,6 @@ public struct WatchFormatter: Sendable {
         case "setDetail": return "setDetail \(screen(object["container"])) \(described(object["presentable"]))"
         default: return operation
         }
-    }
-
-    static func compact(_ value: JSONValue) -> String {
-        String(decoding: value.jsonText(sortedKeys: true), as: UTF8.self)
     }
 
     // MARK: Layout

@@ -3,7 +3,7 @@ import FlowWire
 import Foundation
 
 /// One thing `flowctl watch` shows: an inspection event, or a batch of commands, in one shape.
-public struct WatchedItem: Sendable, Hashable, Codable {
+public struct WatchedItem: Sendable, Hashable {
     /// The event's kind (`stepFate`, `didNavigate`...), or `commands` for a batch.
     public var kind: String
     /// The session, when there is one.
@@ -20,7 +20,7 @@ public struct WatchedItem: Sendable, Hashable, Codable {
         self.fields = fields
     }
 
-    /// The item as `flowctl watch --json` prints it: `{"kind", "session", "sentAt", "fields"}` (its Codable form).
+    /// The item as `flowctl watch --json` prints it: `{"kind", "session", "sentAt", "fields"}`.
     public var jsonValue: JSONValue {
         var object: JSONObject = ["kind": .string(kind), "sentAt": .int(Int(sentAt)), "fields": .object(fields)]
         object["session"] = session.map(JSONValue.string)

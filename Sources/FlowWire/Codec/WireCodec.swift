@@ -25,10 +25,12 @@ public struct WireCodec: Sendable {
 
     /// The four frames of an envelope.
     public func encode(_ envelope: Envelope) -> [[UInt8]] {
-        [
-            Self.protocolFrame, Array(envelope.message.type.rawValue.utf8), text(envelope.header.wireValue),
-            body(envelope.message),
-        ]
+        encode(header: envelope.header, type: envelope.message.type, body: body(of: envelope.message))
+    }
+
+    /// The four frames of a message whose body frame is encoded already (a step resent keeps its body).
+    public func encode(header: Header, type: MessageType, body: [UInt8]) -> [[UInt8]] {
+        [Self.protocolFrame, Array(type.rawValue.utf8), text(header.wireValue), body]
     }
 
     /// Reads an envelope from its four frames.
@@ -100,7 +102,8 @@ public struct WireCodec: Sendable {
         }
     }
 
-    private func body(_ message: Message) -> [UInt8] {
+    /// The body frame of a message.
+    public func body(of message: Message) -> [UInt8] {
         switch message {
         case .hello(let body): json(body)
         case .welcome(let body): json(body)

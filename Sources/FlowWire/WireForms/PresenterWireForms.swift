@@ -3,14 +3,9 @@ import FlowCore
 extension PresentableDescription: WireRepresentable {
     public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
         let fields = try WireFields(value, at: path)
-        let style = try fields.string("style")
-        guard let known = PresentableStyle(rawValue: style) else {
-            let styles = PresentableStyle.allCases.map(\.rawValue).joined(separator: ", ")
-            throw WireFieldError("\"\(fields.name("style"))\" must be one of \(styles), not \"\(style)\"")
-        }
         self.init(
             id: try fields.id("id"),
-            style: known,
+            style: try fields.oneOf("style", as: PresentableStyle.self),
             name: try fields.string("name"),
             parameters: try fields.object("parameters"),
             flow: try fields.optionalID("flow")
@@ -90,12 +85,10 @@ extension NavigationCommand: WireRepresentable {
 extension VisibilityReport: WireRepresentable {
     public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
         let fields = try WireFields(value, at: path)
-        let visibility = try fields.string("visibility")
-        guard let known = Visibility(rawValue: visibility) else {
-            let values = Visibility.allCases.map(\.rawValue).joined(separator: ", ")
-            throw WireFieldError("\"\(fields.name("visibility"))\" must be one of \(values), not \"\(visibility)\"")
-        }
-        self.init(visibility: known, presentables: try fields.ids("presentables"))
+        self.init(
+            visibility: try fields.oneOf("visibility", as: Visibility.self),
+            presentables: try fields.ids("presentables")
+        )
     }
 
     public var wireValue: JSONValue {

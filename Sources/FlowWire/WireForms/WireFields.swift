@@ -50,6 +50,21 @@ struct WireFields {
         return try Self.string(value, name(key))
     }
 
+    /// A string that must be one of an enumeration's raw values (a style, a visibility).
+    func oneOf<Value: RawRepresentable & CaseIterable>(
+        _ key: String,
+        as type: Value.Type
+    ) throws(WireFieldError)
+        -> Value
+    where Value.RawValue == String {
+        let text = try string(key)
+        guard let value = Value(rawValue: text) else {
+            let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw WireFieldError("\"\(name(key))\" must be one of \(known), not \"\(text)\"")
+        }
+        return value
+    }
+
     func bool(_ key: String) throws(WireFieldError) -> Bool {
         guard case .bool(let flag) = try required(key) else {
             throw mismatch(key, "true or false")
@@ -131,20 +146,17 @@ struct WireFields {
         return text
     }
 
-    /// A whole number of the type (a double without fraction counts up to 2^53, beyond which it may have lost
-    /// digits).
+    /// A whole number of the type (see ``JSONValue/exactInteger(as:)``).
     static func whole<I: FixedWidthInteger>(_ value: JSONValue, _ name: String) throws(WireFieldError) -> I {
-        let number: I?
         switch value {
-        case .int(let whole): number = I(exactly: whole)
-        case .double(let double) where double.magnitude <= 9_007_199_254_740_992: number = I(exactly: double)
-        case .double: number = nil
-        default: throw WireFieldError("\"\(name)\" must be a whole number, not \(value.kindName)")
+        case .int, .double:
+            guard let number = value.exactInteger(as: I.self) else {
+                throw WireFieldError("\"\(name)\" must be a whole number from \(I.min) to \(I.max), not \(value)")
+            }
+            return number
+        default:
+            throw WireFieldError("\"\(name)\" must be a whole number, not \(value.kindName)")
         }
-        guard let number else {
-            throw WireFieldError("\"\(name)\" must be a whole number from \(I.min) to \(I.max), not \(value)")
-        }
-        return number
     }
 }
 
