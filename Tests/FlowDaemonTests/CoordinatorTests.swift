@@ -6,71 +6,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Drives a coordinator as peers would, with real encoded frames.
-private struct Bus {
-    var coordinator: Coordinator
-    let codec = WireCodec()
-    var now: Int64 = 1_000_000
-    var sent: [Outgoing] = []
-    var messageID: UInt64 = 0
-
-    init(flows: String? = nil, peerMessageRate: Int = 50_000) throws {
-        let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
-        var configuration = DaemonConfiguration(
-            controlEndpoints: ["inproc://c"],
-            eventsEndpoints: ["inproc://e"],
-            flowsFile: demoFlows
-        )
-        configuration.engine.guardTimeout = .seconds(2)
-        configuration.peerMessageRate = peerMessageRate
-        coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
-    }
-
-    @discardableResult
-    mutating func send(_ message: Message, from peer: String, session: String? = "kiosk") -> [Envelope] {
-        messageID += 1
-        let header = Header(id: messageID, session: session, sender: peer, sentAt: now)
-        let out = coordinator.receive(codec.encode(Envelope(header: header, message: message)), from: peer, now: now)
-        sent += out
-        return replies(out, to: peer)
-    }
-
-    mutating func sendRaw(_ frames: [[UInt8]], from peer: String) -> [Envelope] {
-        let out = coordinator.receive(frames, from: peer, now: now)
-        sent += out
-        return replies(out, to: peer)
-    }
-
-    func replies(_ out: [Outgoing], to peer: String) -> [Envelope] {
-        out.compactMap { outgoing in
-            guard case .toPeer(let target, let frames) = outgoing, target == peer else { return nil }
-            return try? codec.decode(frames)
-        }
-    }
-
-    /// The COMMANDS published so far for a presenter.
-    func commands(for presenter: String, session: String = "kiosk") -> [CommandsMessage] {
-        sent.compactMap { outgoing in
-            guard case .publish(let topic, let frames) = outgoing, topic == "cmd/\(session)/\(presenter)",
-                case .commands(let batch) = try? codec.decode(frames).message
-            else { return nil }
-            return batch
-        }
-    }
-
-    mutating func hello(_ role: Role, _ id: String, name: String? = nil, session: String? = "kiosk") -> [Envelope] {
-        send(.hello(Hello(role: role, id: id, name: name, session: session)), from: id, session: session)
-    }
-}
-
-private func fate(_ envelopes: [Envelope]) -> WireFate? {
-    envelopes.compactMap { if case .stepAck(let ack) = $0.message { ack.fate } else { nil } }.first
-}
-
-private func error(_ envelopes: [Envelope]) -> ErrorReply? {
-    envelopes.compactMap { if case .error(let error) = $0.message { error } else { nil } }.first
-}
-
 @Suite struct CoordinatorTests {
     @Test func helloCreatesTheSessionAndWelcomesThePeer() throws {
         var bus = try Bus()
@@ -521,7 +456,10 @@ private func error(_ envelopes: [Envelope]) -> ErrorReply? {
         #expect(envelope.header.session == "kiosk/7")
         #expect(bus.coordinator.subscription(Array("cmd/kiosk/7/main".utf8), subscribed: false, now: bus.now).isEmpty)
         // Inspectors' subscriptions are confirmed too, with or without a session.
-        for (subscription, session) in [("cmd/", nil), ("ins/", nil), ("ins/kiosk/7/", "kiosk/7"), ("ins/-/", nil)] {
+        let inspectors = [
+            ("ins/", nil), ("ins/kiosk/7/", "kiosk/7"), ("ins/-/", nil), ("inb/", nil), ("inb/kiosk/", "kiosk"),
+        ]
+        for (subscription, session) in [("cmd/", nil)] + inspectors {
             let confirmed = bus.coordinator.subscription(Array(subscription.utf8), subscribed: true, now: bus.now)
             guard case .publish(let topic, let frames) = try #require(confirmed.first) else {
                 Issue.record("nothing published for \(subscription)")

@@ -57,6 +57,7 @@ let everyMessage: [Message] = [
     ),
     .guardAnswer(GuardAnswer(question: 1, allowed: true)),
     .event(InspectionEvent(kind: "stepFate", session: "kiosk", fields: ["token": 3, "accepted": true])),
+    .events(InspectionBatch(session: "kiosk", events: [.init(kind: "flowReady", at: 7, fields: ["flow": 1])])),
 ]
 
 private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correlation: 41, sentAt: 1_790_000_000_000)

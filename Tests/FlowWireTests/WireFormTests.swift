@@ -90,6 +90,16 @@ import Testing
         try roundTrips(InspectionEvent(kind: "stepFate", session: "kiosk", fields: ["token": 3, "accepted": true]))
         try roundTrips(InspectionEvent(kind: "registered", session: nil, fields: [:]))
         try roundTrips(Heartbeat())
+        try roundTrips(
+            InspectionBatch(
+                session: "kiosk",
+                events: [
+                    .init(kind: "stepReceived", at: 1_790_000_000_000, fields: ["token": 3]),
+                    .init(kind: "commands", at: 1_790_000_000_001, fields: ["presenter": "main", "commands": []]),
+                ]
+            )
+        )
+        try roundTrips(InspectionBatch(session: nil, events: []))
         #expect(try Heartbeat(wire: JSONValue(parsing: Array(#"{"later":1}"#.utf8)), at: "") == Heartbeat())
     }
 
@@ -135,6 +145,20 @@ import Testing
     func badCommandsNameTheField(body: String, message: String) {
         let error = #expect(throws: WireFieldError.self) {
             try CommandsMessage(wire: JSONValue(parsing: Array(body.utf8)), at: "")
+        }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error)) does not say \(message)")
+    }
+
+    /// Bad EVENTS tried: no `events`, an entry without `at`, a fraction for `at`, `fields` not an object.
+    @Test(arguments: [
+        (#"{"session":"k"}"#, #"missing "events""#),
+        (#"{"events":[{"kind":"a","at":1,"fields":{}},{"kind":"b","fields":{}}]}"#, #"missing "events[1].at""#),
+        (#"{"events":[{"kind":"a","at":1.5,"fields":{}}]}"#, #""events[0].at" must be a whole number"#),
+        (#"{"events":[{"kind":"a","at":1,"fields":[]}]}"#, #""events[0].fields" must be an object"#),
+    ])
+    func badEventBatchesNameTheField(body: String, message: String) {
+        let error = #expect(throws: WireFieldError.self) {
+            try InspectionBatch(wire: JSONValue(parsing: Array(body.utf8)), at: "")
         }
         #expect(error?.message.contains(message) == true, "\(String(describing: error)) does not say \(message)")
     }

@@ -17,7 +17,8 @@ public enum Inspected: Sendable, Hashable {
 
 /// The inspection stream: what flowd publishes for inspectors (and, optionally, the command batches it sends
 /// presenters), as an `AsyncStream`. It only listens — it does not register, and watching costs flowd one
-/// published message per event; a watcher that falls behind loses messages (flowd never waits for it).
+/// published message per session and turn of its loop (EVENTS), however many events that turn had; a watcher
+/// that falls behind loses messages (flowd never waits for it).
 ///
 /// ```swift
 /// let stream = try await InspectionStream.open(session: "kiosk-7")
@@ -30,7 +31,8 @@ public final class InspectionStream: Sendable {
     /// ends when the stream is closed. A busy watcher reads these: one hand-over per burst instead of per item.
     /// Read either ``batches`` or ``items``, from one task.
     public let batches: AsyncStream<[Inspected]>
-    /// The topics subscribed: `ins/` (or `ins/<session>/`), and `cmd/` (or `cmd/<session>/`) with commands.
+    /// The topics subscribed: `inb/` (or `inb/<session>/`), where flowd publishes the events batched (EVENTS),
+    /// command batches included.
     public let topics: [String]
 
     private let stop: StopFlag
@@ -64,7 +66,7 @@ public final class InspectionStream: Sendable {
             throw FlowBusError(.invalidOptions, "the session must not be empty")
         }
         let scope = session.map { "\($0)/" } ?? ""
-        let topics = ["ins/\(scope)"] + (commands ? ["cmd/\(scope)"] : [])
+        let topics = ["inb/\(scope)"]
         let (batches, continuation) = AsyncStream<[Inspected]>.makeStream()
         let stop = StopFlag()
         // Listening stops when the stream is closed, or when nobody can read it any more.
@@ -76,6 +78,7 @@ public final class InspectionStream: Sendable {
                 InspectionLoop(
                     topics: topics,
                     session: session,
+                    commands: commands,
                     options: options,
                     continuation: continuation,
                     confirmed: confirmed

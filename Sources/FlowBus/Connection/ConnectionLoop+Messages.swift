@@ -25,7 +25,7 @@ extension ConnectionLoop {
         case .guardQuestion(let question):
             connection.questions?.yield(GuardClient.Question(question, session: envelope.header.session))
         case .heartbeat, .hello, .bye, .step, .deepLink, .visibility, .commands, .snapshotRequest, .query,
-            .sessionData, .guardAnswer, .event:
+            .sessionData, .guardAnswer, .event, .events:
             break
         }
     }

@@ -7,8 +7,10 @@ import ZeroMQ
 /// reconnection.
 final class InspectionLoop {
     private let topics: [String]
-    /// The one session watched: `ins/kiosk/` also matches session `kiosk/7`'s topics, which are skipped.
+    /// The one session watched: `inb/kiosk/` also matches session `kiosk/7`'s topics, which are skipped.
     private let session: String?
+    /// Whether the command batches in EVENTS are handed over.
+    private let commands: Bool
     private let options: ClientOptions
     private let continuation: AsyncStream<[Inspected]>.Continuation
     private var confirmed: PendingReply<Void>?
@@ -22,12 +24,14 @@ final class InspectionLoop {
     init?(
         topics: [String],
         session: String?,
+        commands: Bool,
         options: ClientOptions,
         continuation: AsyncStream<[Inspected]>.Continuation,
         confirmed: PendingReply<Void>
     ) {
         self.topics = topics
         self.session = session
+        self.commands = commands
         self.options = options
         self.continuation = continuation
         self.confirmed = confirmed
@@ -103,18 +107,34 @@ final class InspectionLoop {
             guard let topicFrame = frames.first, let envelope = try? codec.decode(Array(frames.dropFirst())) else {
                 continue
             }
-            let inScope = session == nil || envelope.header.session == session
             switch envelope.message {
-            case .event(let event) where inScope:
-                batch.append(.event(event, envelope.header))
-            case .commands(let commands) where inScope:
-                batch.append(.commands(commands, envelope.header))
+            case .events(let events) where session == nil || events.session == session:
+                unpack(events, header: envelope.header, into: &batch)
             case .heartbeat:
                 if confirm(String(decoding: topicFrame, as: UTF8.self)) {
                     batch.append(.connectionRestored)
                 }
             default:
                 break
+            }
+        }
+    }
+
+    /// The items of one EVENTS message, each with the message's header but its own time as `sentAt` (when flowd
+    /// published it on its own, as EVENT or COMMANDS, it would have been sent then).
+    private func unpack(_ events: InspectionBatch, header: Header, into batch: inout [Inspected]) {
+        for entry in events.events {
+            var itemHeader = header
+            itemHeader.session = events.session
+            itemHeader.sentAt = entry.at
+            if entry.kind == "commands" {
+                guard commands, let message = try? CommandsMessage(wire: .object(entry.fields), at: "") else {
+                    continue
+                }
+                batch.append(.commands(message, itemHeader))
+            } else {
+                let event = InspectionEvent(kind: entry.kind, session: events.session, fields: entry.fields)
+                batch.append(.event(event, itemHeader))
             }
         }
     }

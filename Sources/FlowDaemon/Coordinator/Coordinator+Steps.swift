@@ -91,12 +91,12 @@ extension Coordinator {
             var waiting: PendingAcknowledgement?
             // Who sent a step matters only to inspectors and to `drops`: an accepted step unwatched skips it.
             if case .stepFate(let token, let step, let source, let fate) = event.kind,
-                !fate.isAccepted || inspectionSubscriptions > 0
+                !fate.isAccepted || inspection.isWatched
             {
                 waiting = pending[event.session]?[token]
                 rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
             }
-            if inspectionSubscriptions > 0 {
+            if inspection.isWatched {
                 var (kind, fields) = event.inspection
                 if let waiting {
                     fields["sender"] = .string(waiting.peer)
@@ -119,6 +119,7 @@ extension Coordinator {
                 step: batch.step
             )
             publish(.commands(message), topic: "cmd/\(batch.session)/\(batch.presenter)", session: batch.session)
+            inspect(message, session: batch.session)
         }
         for (session, token, fate) in effects.fates {
             acknowledge(token, in: session, fate: fate)

@@ -26,7 +26,10 @@ public struct Coordinator: Sendable {
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
     var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
     var recentDrops: [SessionID: [DroppedStep]] = [:]
-    var inspectionSubscriptions = 0
+    /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
+    var inspection = InspectionSubscriptions()
+    /// Batched inspection events waiting for the end of the loop's turn.
+    var inspectionBatches = PendingInspectionBatches()
     var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
@@ -94,28 +97,6 @@ public struct Coordinator: Sendable {
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
         peers[peer]?.lastHeard = self.now
         dispatch(envelope, from: peer, userID: userID)
-        return output
-    }
-
-    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it. A subscription to
-    /// commands (`cmd/...`) or inspection events (`ins/...`) is answered with a HEARTBEAT on that very topic:
-    /// from then on the subscriber receives everything published there (a presenter's snapshot asked for after
-    /// it leaves no gap; an inspector knows it misses nothing from then on).
-    public mutating func subscription(_ topic: [UInt8], subscribed: Bool, now: Int64) -> [Outgoing] {
-        self.now = max(self.now, now)
-        output = []
-        if topic.starts(with: Array("ins/".utf8)) || topic.isEmpty {
-            inspectionSubscriptions = max(0, inspectionSubscriptions + (subscribed ? 1 : -1))
-        }
-        let text = String(decoding: topic, as: UTF8.self)
-        if subscribed, text.hasPrefix("cmd/") || text.hasPrefix("ins/") {
-            // `cmd/<session>/<presenter>`, `ins/<session>/<kind>` or a prefix of them; a session may hold slashes.
-            let start = text.index(text.startIndex, offsetBy: 4)
-            let end = text[start...].lastIndex(of: "/") ?? start
-            let named = String(text[start..<end])
-            let session = named.isEmpty || named == "-" ? nil : SessionID(named)
-            publish(.heartbeat(Heartbeat()), topic: text, session: session)
-        }
         return output
     }
 
@@ -198,7 +179,7 @@ public struct Coordinator: Sendable {
             sessionData(data, from: registered, header: header)
         case .guardAnswer(let answer):
             guardAnswer(answer, from: registered, header: header)
-        case .hello, .welcome, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .error, .event:
+        case .hello, .welcome, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .error, .event, .events:
             reply(
                 to: peer,
                 correlation: header.id,
@@ -241,19 +222,6 @@ public struct Coordinator: Sendable {
             "error",
             session: peers[peer]?.session,
             ["peer": .string(peer), "code": .string(code), "message": .string(message)]
-        )
-    }
-
-    /// Publishes an inspection event, when someone listens.
-    mutating func inspect(_ kind: String, session: SessionID?, _ fields: JSONObject) {
-        guard inspectionSubscriptions > 0 else {
-            return
-        }
-        let topic = "ins/\(session?.rawValue ?? "-")/\(kind)"
-        publish(
-            .event(InspectionEvent(kind: kind, session: session?.rawValue, fields: fields)),
-            topic: topic,
-            session: session
         )
     }
 }

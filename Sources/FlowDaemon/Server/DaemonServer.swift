@@ -136,6 +136,7 @@ public final class DaemonServer: Sendable {
             if Self.now() >= coordinator.nextWakeUp() {
                 deliver(coordinator.tick(now: Self.now()), router, events)
             }
+            deliver(coordinator.endOfTurn(), router, events)
         }
         logger.info("flowd stopped")
     }

@@ -99,6 +99,7 @@ public struct WireCodec: Sendable {
         case .guardQuestion: return .guardQuestion(try decode(GuardQuestionMessage.self))
         case .guardAnswer: return .guardAnswer(try decode(GuardAnswer.self))
         case .event: return .event(try read(InspectionEvent.self))
+        case .events: return .events(try read(InspectionBatch.self))
         }
     }
 
@@ -123,6 +124,7 @@ public struct WireCodec: Sendable {
         case .guardQuestion(let body): json(body)
         case .guardAnswer(let body): json(body)
         case .event(let body): text(body.wireValue)
+        case .events(let body): text(body.wireValue)
         }
     }
 

@@ -18,6 +18,7 @@ public enum Message: Sendable, Hashable {
     case guardQuestion(GuardQuestionMessage)
     case guardAnswer(GuardAnswer)
     case event(InspectionEvent)
+    case events(InspectionBatch)
 
     /// The message's type frame.
     public var type: MessageType {
@@ -40,6 +41,7 @@ public enum Message: Sendable, Hashable {
         case .guardQuestion: .guardQuestion
         case .guardAnswer: .guardAnswer
         case .event: .event
+        case .events: .events
         }
     }
 }
@@ -64,6 +66,7 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable {
     case guardQuestion = "GUARD_QUESTION"
     case guardAnswer = "GUARD_ANSWER"
     case event = "EVENT"
+    case events = "EVENTS"
 }
 
 /// A message with its header: what travels.

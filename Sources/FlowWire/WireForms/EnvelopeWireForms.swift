@@ -46,3 +46,34 @@ extension Heartbeat: WireRepresentable {
 
     public var wireValue: JSONValue { .object([:]) }
 }
+
+extension InspectionBatch: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(
+            session: try fields.optionalString("session"),
+            events: try fields.values("events", as: Entry.self)
+        )
+    }
+
+    public var wireValue: JSONValue {
+        var object: JSONObject = ["events": .array(events.map(\.wireValue))]
+        object["session"] = session.map(JSONValue.string)
+        return .object(object)
+    }
+}
+
+extension InspectionBatch.Entry: WireRepresentable {
+    public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
+        let fields = try WireFields(value, at: path)
+        self.init(
+            kind: try fields.string("kind"),
+            at: try fields.integer("at", as: Int64.self),
+            fields: try fields.object("fields")
+        )
+    }
+
+    public var wireValue: JSONValue {
+        .object(["kind": .string(kind), "at": .int(Int(at)), "fields": .object(fields)])
+    }
+}

@@ -1,0 +1,68 @@
+import FlowCore
+import FlowWire
+
+extension Coordinator {
+    /// A subscription (`true`) or unsubscription on the events socket, as the XPUB reports it. A subscription to
+    /// commands (`cmd/...`) or inspection events (`ins/...`, `inb/...`) is answered with a HEARTBEAT on that
+    /// very topic: from then on the subscriber receives everything published there (a presenter's snapshot asked
+    /// for after it leaves no gap; an inspector knows it misses nothing from then on).
+    public mutating func subscription(_ topic: [UInt8], subscribed: Bool, now: Int64) -> [Outgoing] {
+        self.now = max(self.now, now)
+        output = []
+        inspection.count(topic, subscribed: subscribed)
+        let text = String(decoding: topic, as: UTF8.self)
+        if subscribed, ["cmd/", "ins/", "inb/"].contains(where: text.hasPrefix) {
+            // `cmd/<session>/<presenter>`, `ins/<session>/<kind>`, `inb/<session>/` or a prefix of them; a
+            // session may hold slashes.
+            let start = text.index(text.startIndex, offsetBy: 4)
+            let end = text[start...].lastIndex(of: "/") ?? start
+            let named = String(text[start..<end])
+            let session = named.isEmpty || named == "-" ? nil : SessionID(named)
+            publish(.heartbeat(Heartbeat()), topic: text, session: session)
+        }
+        return output
+    }
+
+    /// Publishes what waits to be published at the end of a turn of the loop: the batched inspection events
+    /// (EVENTS), one message per session. The server calls it once it has handled everything that was waiting.
+    public mutating func endOfTurn() -> [Outgoing] {
+        output = []
+        for batch in inspectionBatches.take() {
+            publish(batch)
+        }
+        return output
+    }
+
+    /// Publishes an inspection event, in each form someone listens to.
+    mutating func inspect(_ kind: String, session: SessionID?, _ fields: JSONObject) {
+        if inspection.perEvent > 0 {
+            publish(
+                .event(InspectionEvent(kind: kind, session: session?.rawValue, fields: fields)),
+                topic: "ins/\(session?.rawValue ?? "-")/\(kind)",
+                session: session
+            )
+        }
+        if inspection.batched > 0 {
+            batch(InspectionBatch.Entry(kind: kind, at: now, fields: fields), session: session)
+        }
+    }
+
+    /// Adds a batch of commands, as published for a presenter, to its session's EVENTS.
+    mutating func inspect(_ commands: CommandsMessage, session: SessionID) {
+        guard inspection.batched > 0, case .object(let fields) = commands.wireValue else {
+            return
+        }
+        batch(InspectionBatch.Entry(kind: "commands", at: now, fields: fields), session: session)
+    }
+
+    private mutating func batch(_ entry: InspectionBatch.Entry, session: SessionID?) {
+        if let full = inspectionBatches.add(entry, session: session) {
+            publish(full)
+        }
+    }
+
+    private mutating func publish(_ batch: InspectionBatch) {
+        let session = batch.session.map { SessionID($0) }
+        publish(.events(batch), topic: "inb/\(batch.session ?? "-")/", session: session)
+    }
+}
