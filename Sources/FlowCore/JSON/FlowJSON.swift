@@ -58,4 +58,12 @@ extension JSONValue {
         writer.write(self)
         return writer.bytes
     }
+
+    /// Appends the value's compact JSON text to `text` (a message being written piece by piece).
+    public func appendJSONText(to text: inout [UInt8], sortedKeys: Bool = false) {
+        var writer = JSONTextWriter(sortedKeys: sortedKeys, capacity: 0)
+        swap(&writer.bytes, &text)
+        writer.write(self)
+        swap(&writer.bytes, &text)
+    }
 }

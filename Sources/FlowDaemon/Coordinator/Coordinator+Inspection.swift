@@ -42,27 +42,24 @@ extension Coordinator {
                 session: session
             )
         }
-        if inspection.batched > 0 {
-            batch(InspectionBatch.Entry(kind: kind, at: now, fields: fields), session: session)
-        }
-    }
-
-    /// Adds a batch of commands, as published for a presenter, to its session's EVENTS.
-    mutating func inspect(_ commands: CommandsMessage, session: SessionID) {
-        guard inspection.batched > 0, case .object(let fields) = commands.wireValue else {
-            return
-        }
-        batch(InspectionBatch.Entry(kind: "commands", at: now, fields: fields), session: session)
-    }
-
-    private mutating func batch(_ entry: InspectionBatch.Entry, session: SessionID?) {
-        if let full = inspectionBatches.add(entry, session: session) {
+        if inspection.batched > 0,
+            let full = inspectionBatches.add(kind: kind, at: now, session: session, fields: fields)
+        {
             publish(full)
         }
     }
 
-    private mutating func publish(_ batch: InspectionBatch) {
-        let session = batch.session.map { SessionID($0) }
-        publish(.events(batch), topic: "inb/\(batch.session ?? "-")/", session: session)
+    /// Adds a batch of commands, as published for a presenter (its COMMANDS body), to its session's EVENTS.
+    mutating func inspectCommands(_ body: [UInt8], session: SessionID) {
+        if inspection.batched > 0,
+            let full = inspectionBatches.add(kind: "commands", at: now, session: session, fieldsText: body)
+        {
+            publish(full)
+        }
+    }
+
+    private mutating func publish(_ batch: PendingInspectionBatches.Body) {
+        let topic = "inb/\(batch.session?.rawValue ?? "-")/"
+        publish(.events, body: batch.finished(), topic: topic, session: batch.session)
     }
 }

@@ -118,8 +118,9 @@ extension Coordinator {
                 flow: batch.flow,
                 step: batch.step
             )
-            publish(.commands(message), topic: "cmd/\(batch.session)/\(batch.presenter)", session: batch.session)
-            inspect(message, session: batch.session)
+            let body = codec.body(of: .commands(message))
+            publish(.commands, body: body, topic: "cmd/\(batch.session)/\(batch.presenter)", session: batch.session)
+            inspectCommands(body, session: batch.session)
         }
         for (session, token, fate) in effects.fates {
             acknowledge(token, in: session, fate: fate)

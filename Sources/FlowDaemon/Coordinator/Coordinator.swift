@@ -28,7 +28,7 @@ public struct Coordinator: Sendable {
     var recentDrops: [SessionID: [DroppedStep]] = [:]
     /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
     var inspection = InspectionSubscriptions()
-    /// Batched inspection events waiting for the end of the loop's turn.
+    /// Batched inspection events waiting for the end of the loop's turn (EVENTS bodies being written).
     var inspectionBatches = PendingInspectionBatches()
     var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
@@ -202,10 +202,15 @@ public struct Coordinator: Sendable {
 
     /// Publishes a message on the events socket.
     mutating func publish(_ message: Message, topic: String, session: SessionID?) {
+        publish(message.type, body: codec.body(of: message), topic: topic, session: session)
+    }
+
+    /// Publishes a message on the events socket, its body already written.
+    mutating func publish(_ type: MessageType, body: [UInt8], topic: String, session: SessionID?) {
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: now)
-        output.append(.publish(topic: topic, codec.encode(Envelope(header: header, message: message))))
-        Counters.bump(&counters.messagesOut, message.type.rawValue)
+        output.append(.publish(topic: topic, codec.encode(header: header, type: type, body: body)))
+        Counters.bump(&counters.messagesOut, type.rawValue)
     }
 
     /// Refuses a message: an ERROR to its sender, and a count.

@@ -32,39 +32,3 @@ struct InspectionSubscriptions: Sendable {
         topic.starts(with: prefix) || prefix.starts(with: topic)
     }
 }
-
-/// Batched inspection events (EVENTS) waiting to be published at the end of the loop's turn, per session, in
-/// the order the sessions first had one.
-struct PendingInspectionBatches: Sendable {
-    /// The most events in one EVENTS message: a longer turn publishes more than one.
-    static let limit = 256
-
-    private var batches: [InspectionBatch] = []
-    private var indices: [String: Int] = [:]
-
-    var isEmpty: Bool { batches.isEmpty }
-
-    /// Adds an event; returns a batch that is full, to publish now.
-    mutating func add(_ entry: InspectionBatch.Entry, session: SessionID?) -> InspectionBatch? {
-        let key = session?.rawValue ?? ""
-        guard let index = indices[key] else {
-            indices[key] = batches.count
-            batches.append(InspectionBatch(session: session?.rawValue, events: [entry]))
-            return nil
-        }
-        batches[index].events.append(entry)
-        guard batches[index].events.count >= Self.limit else { return nil }
-        let full = batches[index]
-        batches[index].events.removeAll(keepingCapacity: true)
-        return full
-    }
-
-    /// Everything waiting, in order; nothing waits afterwards.
-    mutating func take() -> [InspectionBatch] {
-        defer {
-            batches.removeAll()
-            indices.removeAll()
-        }
-        return batches.filter { !$0.events.isEmpty }
-    }
-}

@@ -37,13 +37,14 @@ struct EndToEndBenchmarks {
     }
 
     /// Throughput as ``flowdThroughput(_:steppers:steps:watching:)``, and flowd's own processor time per step
-    /// meanwhile (µs, all its threads): what flowd does for each step, whatever else competes for the cores.
+    /// meanwhile (µs, all its threads): what flowd does for each step, whatever else competes for the cores; and
+    /// the watcher's, when there is one.
     func flowdLoad(
         _ transport: String,
         steppers: Int,
         steps: Int,
         watching: Bool = false
-    ) throws -> (stepsPerSecond: Double, flowdMicrosecondsPerStep: Double) {
+    ) throws -> LoadFigures {
         let (flowd, endpoints) = try startFlowd(transport)
         defer { flowd.stop() }
         let watcher = try watching ? attachWatcher(endpoints) : nil
@@ -60,10 +61,17 @@ struct EndToEndBenchmarks {
                 ["stepper", endpoints.control, endpoints.events, "s\(index)", "\(perStepper)", "flood"]
             )
         }
-        let before = flowd.processorSeconds
+        let before = (flowd: flowd.processorSeconds, watcher: watcher?.processorSeconds ?? 0)
         let rate = try race(senders, presenter, steps: perStepper * steppers)
-        let used = flowd.processorSeconds - before
-        return (rate, used * 1_000_000 / Double(perStepper * steppers))
+        let used = flowd.processorSeconds - before.flowd
+        // The watcher may still be reading what flowd published: its count is taken once it has caught up.
+        let watcherUsed = watcher.map { $0.processorSecondsOnceIdle() - before.watcher }
+        let perStep = { (seconds: Double) in seconds * 1_000_000 / Double(perStepper * steppers) }
+        return LoadFigures(
+            stepsPerSecond: rate,
+            flowdMicrosecondsPerStep: perStep(used),
+            watcherMicrosecondsPerStep: watcherUsed.map(perStep)
+        )
     }
 
     /// `flowctl watch --json` on a flowd, once flowd confirmed its subscription: from then on every event is

@@ -83,6 +83,20 @@ final class RoleProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The processor time used so far, once the process has stopped using any for 100 ms (it caught up with its
+    /// input), or after 10 s.
+    func processorSecondsOnceIdle() -> Double {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var last = processorSeconds
+        while ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = processorSeconds
+            if now == last { break }
+            last = now
+        }
+        return last
+    }
+
     /// SIGTERM, then SIGKILL after a moment: a process spawned from a thread that blocks signals inherits the
     /// mask, and only a program that reads its signals (flowd) stops on SIGTERM then.
     func stop() {

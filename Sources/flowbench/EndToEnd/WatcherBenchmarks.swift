@@ -39,8 +39,8 @@ enum WatcherBenchmarks {
     private static func throughput(_ endToEnd: EndToEndBenchmarks, quick: Bool) throws -> [Result] {
         let steps = quick ? 4_000 : 24_000
         let rounds = quick ? 1 : 3
-        var alone: [(stepsPerSecond: Double, flowdMicrosecondsPerStep: Double)] = []
-        var watched: [(stepsPerSecond: Double, flowdMicrosecondsPerStep: Double)] = []
+        var alone: [LoadFigures] = []
+        var watched: [LoadFigures] = []
         for _ in 0..<rounds {
             alone.append(try endToEnd.flowdLoad("ipc", steppers: 4, steps: steps))
             watched.append(try endToEnd.flowdLoad("ipc", steppers: 4, steps: steps, watching: true))
@@ -51,6 +51,7 @@ enum WatcherBenchmarks {
             alone: median(alone.map(\.flowdMicrosecondsPerStep)),
             watched: median(watched.map(\.flowdMicrosecondsPerStep))
         )
+        let watcherWork = median(watched.map { $0.watcherMicrosecondsPerStep ?? 0 })
         return [
             Result(name: "flowd steps/s ipc 4s, no watcher", value: rate.alone, unit: "steps/s", detail: detail),
             Result(
@@ -82,6 +83,18 @@ enum WatcherBenchmarks {
                 value: work.watched / max(work.alone, 0.001),
                 unit: "×",
                 detail: "what watching adds to flowd's own work"
+            ),
+            Result(
+                name: "flowctl watch processor time per step",
+                value: watcherWork,
+                unit: "µs",
+                detail: detail + ", the watcher's threads, user and system"
+            ),
+            Result(
+                name: "flowctl watch work/flowd work per step",
+                value: watcherWork / max(work.alone, 0.001),
+                unit: "×",
+                detail: "the watcher's own cost, against flowd's per step unwatched"
             ),
         ]
     }

@@ -1,0 +1,9 @@
+/// What one run of steps under load measured.
+struct LoadFigures {
+    /// Steps acknowledged per second.
+    var stepsPerSecond: Double
+    /// flowd's processor time per step (µs, all its threads, user and system).
+    var flowdMicrosecondsPerStep: Double
+    /// The watcher's processor time per step (µs), when one was attached.
+    var watcherMicrosecondsPerStep: Double?
+}
