@@ -53,6 +53,10 @@ import Testing
         #expect(text(try FlowJSON.encode(Ordered(), sortedKeys: true)) == #"{"mango":"m","zebra":1}"#)
         let value: JSONValue = ["b": 1, "a": ["d": 2, "c": 3]]
         #expect(text(value.jsonText(sortedKeys: true)) == #"{"a":{"c":3,"d":2},"b":1}"#)
+        // Appended to a text being written, the same text follows what was there.
+        var message = Array(#"{"events":["#.utf8)
+        value.appendJSONText(to: &message, sortedKeys: true)
+        #expect(text(message) == #"{"events":[{"a":{"c":3,"d":2},"b":1}"#)
     }
 
     @Test func stringsAreEscapedWhereJSONRequiresAndOnlyThere() throws {

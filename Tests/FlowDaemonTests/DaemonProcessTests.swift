@@ -6,7 +6,7 @@ import Testing
 import ZeroMQ
 
 /// Endpoints for one test: fresh ipc paths, or loopback tcp with ports the system picks.
-private func endpoints(_ transport: String) -> [String] {
+func endpoints(_ transport: String) -> [String] {
     switch transport {
     case "ipc":
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
