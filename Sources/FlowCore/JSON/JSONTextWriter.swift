@@ -51,17 +51,16 @@ struct JSONTextWriter {
     }
 
     mutating func writeNull() {
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        append("null")
     }
 
     mutating func write(_ value: Bool) {
-        if value {
-            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-        } else {
-            bytes.append(contentsOf: [
-                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
-            ])
-        }
+        append(value ? "true" : "false")
+    }
+
+    /// Appends ASCII text as it is (a literal: no allocation, unlike an array of its bytes).
+    private mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     mutating func write(_ value: Int) {
@@ -75,8 +74,21 @@ struct JSONTextWriter {
     }
 
     mutating func write(_ value: UInt64) {
-        // Up to 20 digits: a small string, kept inline (no allocation).
-        bytes.append(contentsOf: String(value).utf8)
+        guard value >= 10 else {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        // Up to 20 digits, written from the last into a fixed buffer on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = 20
+            while rest > 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// A finite number in Swift's shortest form that reads back exactly (`1.5`, `1e-07`); JSON has no

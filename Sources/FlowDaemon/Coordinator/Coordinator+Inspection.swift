@@ -35,15 +35,27 @@ extension Coordinator {
 
     /// Publishes an inspection event, in each form someone listens to.
     mutating func inspect(_ kind: String, session: SessionID?, _ fields: JSONObject) {
+        guard inspection.isWatched else {
+            return
+        }
+        inspect(kind, session: session, fieldsText: JSONValue.object(fields).jsonText())
+    }
+
+    /// Publishes an inspection event whose fields are already written (JSON text), in each form someone listens
+    /// to.
+    mutating func inspect(_ kind: String, session: SessionID?, fieldsText: [UInt8]) {
         if inspection.perEvent > 0 {
-            publish(
-                .event(InspectionEvent(kind: kind, session: session?.rawValue, fields: fields)),
-                topic: "ins/\(session?.rawValue ?? "-")/\(kind)",
-                session: session
-            )
+            // The EVENT body, `{"kind":...,"fields":...,"session":...}`, around the fields as they are.
+            var body = JSONObjectWriter(capacity: fieldsText.count + 64)
+            body.member("kind", kind)
+            body.member("fields", jsonText: fieldsText)
+            if let session {
+                body.member("session", session.rawValue)
+            }
+            publish(.event, body: body.finished(), topic: "ins/\(session?.rawValue ?? "-")/\(kind)", session: session)
         }
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: kind, at: now, session: session, fields: fields)
+            let full = inspectionBatches.add(kind: kind, at: now, session: session, fieldsText: fieldsText)
         {
             publish(full)
         }

@@ -99,10 +99,10 @@ extension Coordinator {
             if inspection.isWatched {
                 var (kind, fields) = event.inspection
                 if let waiting {
-                    fields["sender"] = .string(waiting.peer)
-                    fields["sentAt"] = .int(Int(waiting.sentAt))
+                    fields.member("sender", waiting.peer)
+                    fields.member("sentAt", Int(waiting.sentAt))
                 }
-                inspect(kind, session: event.session, fields)
+                inspect(kind, session: event.session, fieldsText: fields.finished())
             }
         }
         for batch in effects.batches {

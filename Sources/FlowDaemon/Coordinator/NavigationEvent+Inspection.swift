@@ -2,76 +2,94 @@ import FlowCore
 import FlowWire
 
 extension NavigationEvent {
-    /// The event as the inspection stream publishes it: a kind and its fields.
-    var inspection: (kind: String, fields: JSONObject) {
+    /// The event as the inspection stream publishes it: a kind, and its fields written so far (the caller may
+    /// add members before finishing them).
+    var inspection: (kind: String, fields: JSONObjectWriter) {
+        var fields = JSONObjectWriter()
+        let name: String
         switch kind {
-        case .sessionStarted(let flow, let name):
-            ("sessionStarted", ["rootFlow": .int(Int(flow.rawValue)), "name": .string(name)])
+        case .sessionStarted(let flow, let flowName):
+            name = "sessionStarted"
+            fields.member("rootFlow", Int(flow.rawValue))
+            fields.member("name", flowName)
         case .sessionEnded:
-            ("sessionEnded", [:])
+            name = "sessionEnded"
         case .stepReceived(let token, let step, let source):
-            ("stepReceived", ["token": .int(Int(token.rawValue)), "step": step.wireValue, "source": source.json])
+            name = "stepReceived"
+            fields.member("token", Int(token.rawValue))
+            fields.member("step", step.wireValue)
+            fields.member("source", source.json)
         case .stepFate(let token, let step, let source, let fate):
-            (
-                "stepFate",
-                ["token": .int(Int(token.rawValue)), "step": step.wireValue, "source": source.json].merging(fate.json) {
-                    $1
-                }
-            )
+            name = "stepFate"
+            fields.member("token", Int(token.rawValue))
+            fields.member("step", step.wireValue)
+            fields.member("source", source.json)
+            for (key, value) in fate.json {
+                fields.member(key, value)
+            }
         case .deepLinkReceived(let token, let path):
-            ("deepLinkReceived", ["token": .int(Int(token.rawValue)), "path": .array(path.map(\.wireValue))])
+            name = "deepLinkReceived"
+            fields.member("token", Int(token.rawValue))
+            fields.member("path", .array(path.map(\.wireValue)))
         case .deepLinkWaiting(let token):
-            ("deepLinkWaiting", ["token": .int(Int(token.rawValue))])
-        case .willNavigate(let flow, let name, let step):
-            ("willNavigate", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.wireValue])
-        case .didNavigate(let flow, let name, let step, let contributors):
-            (
-                "didNavigate",
-                [
-                    "flow": .int(Int(flow.rawValue)), "name": .string(name), "step": step.wireValue,
-                    "contributors": .string(contributors),
-                ]
-            )
+            name = "deepLinkWaiting"
+            fields.member("token", Int(token.rawValue))
+        case .willNavigate(let flow, let flowName, let step):
+            name = "willNavigate"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("name", flowName)
+            fields.member("step", step.wireValue)
+        case .didNavigate(let flow, let flowName, let step, let contributors):
+            name = "didNavigate"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("name", flowName)
+            fields.member("step", step.wireValue)
+            fields.member("contributors", contributors)
         case .adapted(let flow, let from, let to):
-            ("adapted", ["flow": .int(Int(flow.rawValue)), "from": from.wireValue, "to": to.wireValue])
+            name = "adapted"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("from", from.wireValue)
+            fields.member("to", to.wireValue)
         case .commandRejected(let flow, let operation, let reason):
-            (
-                "commandRejected",
-                ["flow": .int(Int(flow.rawValue)), "operation": .string(operation), "reason": .string(reason)]
-            )
-        case .flowStarted(let flow, let name, let parent, let root):
-            (
-                "flowStarted",
-                [
-                    "flow": .int(Int(flow.rawValue)), "name": .string(name),
-                    "parent": parent.map { .int(Int($0.rawValue)) } ?? .null, "root": .int(Int(root.rawValue)),
-                ]
-            )
+            name = "commandRejected"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("operation", operation)
+            fields.member("reason", reason)
+        case .flowStarted(let flow, let flowName, let parent, let root):
+            name = "flowStarted"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("name", flowName)
+            fields.member("parent", parent.map { JSONValue.int(Int($0.rawValue)) } ?? .null)
+            fields.member("root", Int(root.rawValue))
         case .flowReady(let flow):
-            ("flowReady", ["flow": .int(Int(flow.rawValue))])
-        case .flowEnded(let flow, let name, let reason):
-            ("flowEnded", ["flow": .int(Int(flow.rawValue)), "name": .string(name), "reason": .string(reason)])
+            name = "flowReady"
+            fields.member("flow", Int(flow.rawValue))
+        case .flowEnded(let flow, let flowName, let reason):
+            name = "flowEnded"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("name", flowName)
+            fields.member("reason", reason)
         case .forwardDroppedAtRoot(let flow, let step):
-            ("forwardDroppedAtRoot", ["flow": .int(Int(flow.rawValue)), "step": step.wireValue])
+            name = "forwardDroppedAtRoot"
+            fields.member("flow", Int(flow.rawValue))
+            fields.member("step", step.wireValue)
         case .visibilityChanged(let presentable, let visibility):
-            (
-                "visibilityChanged",
-                ["presentable": .int(Int(presentable.rawValue)), "visibility": .string(visibility.rawValue)]
-            )
-        case .guardAsked(let question, let name, let subject, let step):
-            (
-                "guardAsked",
-                [
-                    "question": .int(Int(question)), "guard": .string(name), "subject": .string(subject),
-                    "step": step.wireValue,
-                ]
-            )
+            name = "visibilityChanged"
+            fields.member("presentable", Int(presentable.rawValue))
+            fields.member("visibility", visibility.rawValue)
+        case .guardAsked(let question, let guardName, let subject, let step):
+            name = "guardAsked"
+            fields.member("question", Int(question))
+            fields.member("guard", guardName)
+            fields.member("subject", subject)
+            fields.member("step", step.wireValue)
         case .guardAnswered(let question, let allowed, let timedOut):
-            (
-                "guardAnswered",
-                ["question": .int(Int(question)), "allowed": .bool(allowed), "timedOut": .bool(timedOut)]
-            )
+            name = "guardAnswered"
+            fields.member("question", Int(question))
+            fields.member("allowed", .bool(allowed))
+            fields.member("timedOut", .bool(timedOut))
         }
+        return (name, fields)
     }
 }
 

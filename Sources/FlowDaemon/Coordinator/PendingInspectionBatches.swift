@@ -2,7 +2,7 @@ import FlowCore
 import FlowWire
 
 /// Batched inspection events (EVENTS) waiting to be published at the end of the loop's turn: per session, in the
-/// order the sessions first had one, each body written as its events come (no intermediate values: a command
+/// order the sessions first had one, each body written as its events come, from their fields' text (a command
 /// batch's entry takes the COMMANDS body as it was published).
 struct PendingInspectionBatches: Sendable {
     /// The most events in one EVENTS message: a longer turn publishes more than one.
@@ -11,21 +11,30 @@ struct PendingInspectionBatches: Sendable {
     /// An EVENTS body being written: `{"events":[...` until it is finished.
     struct Body: Sendable {
         let session: SessionID?
-        var text: [UInt8] = Array(#"{"events":["#.utf8)
+        var text: [UInt8] = Body.opening
         var count = 0
 
         init(session: SessionID?) {
             self.session = session
         }
 
+        private static let opening = Array(#"{"events":["#.utf8)
+        private static let kindMember = Array(#"{"kind":"#.utf8)
+        private static let atMember = Array(#","at":"#.utf8)
+        private static let fieldsMember = Array(#","fields":"#.utf8)
+        private static let sessionMember = Array(#","session":"#.utf8)
+
         /// Adds an entry: `{"kind":...,"at":...,"fields":...}` with the fields' text as given.
-        mutating func add(kind: String, at: Int64, fieldsText: (inout [UInt8]) -> Void) {
-            text += count == 0 ? Array(#"{"kind":"#.utf8) : Array(#",{"kind":"#.utf8)
+        mutating func add(kind: String, at: Int64, fieldsText: [UInt8]) {
+            if count > 0 {
+                text.append(UInt8(ascii: ","))
+            }
+            text += Body.kindMember
             JSONValue.string(kind).appendJSONText(to: &text)
-            text += Array(#","at":"#.utf8)
+            text += Body.atMember
             JSONValue.int(Int(at)).appendJSONText(to: &text)
-            text += Array(#","fields":"#.utf8)
-            fieldsText(&text)
+            text += Body.fieldsMember
+            text += fieldsText
             text.append(UInt8(ascii: "}"))
             count += 1
         }
@@ -35,7 +44,7 @@ struct PendingInspectionBatches: Sendable {
             var body = text
             body.append(UInt8(ascii: "]"))
             if let session {
-                body += Array(#","session":"#.utf8)
+                body += Body.sessionMember
                 JSONValue.string(session.rawValue).appendJSONText(to: &body)
             }
             body.append(UInt8(ascii: "}"))
@@ -46,22 +55,9 @@ struct PendingInspectionBatches: Sendable {
     private var bodies: [Body] = []
     private var indices: [String: Int] = [:]
 
-    /// Adds an event to its session's batch; returns the batch when that filled it, to publish now.
-    mutating func add(kind: String, at: Int64, session: SessionID?, fields: JSONObject) -> Body? {
-        add(kind: kind, at: at, session: session) { JSONValue.object(fields).appendJSONText(to: &$0) }
-    }
-
-    /// Adds an event whose fields are already JSON text (a COMMANDS body).
+    /// Adds an event, its fields already JSON text, to its session's batch; returns the batch when that filled it,
+    /// to publish now.
     mutating func add(kind: String, at: Int64, session: SessionID?, fieldsText: [UInt8]) -> Body? {
-        add(kind: kind, at: at, session: session) { $0 += fieldsText }
-    }
-
-    private mutating func add(
-        kind: String,
-        at: Int64,
-        session: SessionID?,
-        fieldsText: (inout [UInt8]) -> Void
-    ) -> Body? {
         let key = session?.rawValue ?? ""
         let index: Int
         if let known = indices[key] {
