@@ -116,7 +116,12 @@ func printLine(_ line: String) {
 
 /// Writes lines (each ending with a newline) to standard output at once, in one write.
 func printLines(_ lines: String) {
-    FileHandle.standardOutput.write(Data(lines.utf8))
+    printLines(Array(lines.utf8))
+}
+
+/// Writes lines of UTF-8 (each ending with a newline) to standard output at once, in one write.
+func printLines(_ lines: [UInt8]) {
+    FileHandle.standardOutput.write(Data(lines))
 }
 
 /// Prints a JSON value on one line.

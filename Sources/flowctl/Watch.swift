@@ -130,7 +130,7 @@ struct Watch: AsyncParsableCommand {
         var shown = 0
         // What arrived together is written together: one write per burst, each line whole.
         reading: for await batch in stream.batches {
-            var lines = ""
+            var lines: [UInt8] = []
             defer { if !lines.isEmpty { printLines(lines) } }
             for inspected in batch {
                 let item: WatchedItem
@@ -146,7 +146,12 @@ struct Watch: AsyncParsableCommand {
                 }
                 names.learn(from: item)
                 guard filter.shows(item, names: names) else { continue }
-                lines += (json ? formatter.json(item) : formatter.line(item, names: names)) + "\n"
+                if json {
+                    lines += formatter.json(item)
+                } else {
+                    lines += formatter.line(item, names: names).utf8
+                }
+                lines.append(UInt8(ascii: "\n"))
                 shown += 1
                 if let count, shown >= count {
                     stream.close()

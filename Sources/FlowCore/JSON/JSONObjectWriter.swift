@@ -18,10 +18,12 @@ public struct JSONObjectWriter {
         writer.bytes.append(UInt8(ascii: "{"))
     }
 
-    /// A member whose value is any JSON value.
-    public mutating func member(_ key: String, _ value: JSONValue) {
+    /// A member whose value is any JSON value; `sortedKeys` writes the members of its objects in key order.
+    public mutating func member(_ key: String, _ value: JSONValue, sortedKeys: Bool = false) {
         name(key)
+        writer.sortedKeys = sortedKeys
         writer.write(value)
+        writer.sortedKeys = false
     }
 
     /// A member whose value is a string.

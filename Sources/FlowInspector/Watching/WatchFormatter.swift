@@ -48,9 +48,9 @@ public struct WatchFormatter: Sendable {
         return time + "\(step) from \(source): " + paint("dropped (\(fields["reason"]?.stringValue ?? "?"))", .red)
     }
 
-    /// The item as one JSON object: `{"kind", "session", "sentAt", "fields"}`.
-    public func json(_ item: WatchedItem) -> String {
-        item.jsonValue.description
+    /// The item as one JSON object (UTF-8): `{"fields", "kind", "sentAt", "session"}`.
+    public func json(_ item: WatchedItem) -> [UInt8] {
+        item.jsonText
     }
 
     // MARK: Describing

@@ -20,11 +20,17 @@ public struct WatchedItem: Sendable, Hashable {
         self.fields = fields
     }
 
-    /// The item as `flowctl watch --json` prints it: `{"kind", "session", "sentAt", "fields"}`.
-    public var jsonValue: JSONValue {
-        var object: JSONObject = ["kind": .string(kind), "sentAt": .int(Int(sentAt)), "fields": .object(fields)]
-        object["session"] = session.map(JSONValue.string)
-        return .object(object)
+    /// The item as `flowctl watch --json` prints it: `{"fields", "kind", "sentAt", "session"}`, every object's
+    /// members in key order (so that the same item always reads the same), compact.
+    public var jsonText: [UInt8] {
+        var object = JSONObjectWriter(capacity: 256)
+        object.member("fields", .object(fields), sortedKeys: true)
+        object.member("kind", kind)
+        object.member("sentAt", Int(sentAt))
+        if let session {
+            object.member("session", session)
+        }
+        return object.finished()
     }
 
     /// An inspection event as flowd published it.
