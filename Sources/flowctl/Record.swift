@@ -83,8 +83,8 @@ struct Record: AsyncParsableCommand {
         var lost = 0
         for await inspected in stream.items {
             switch inspected {
-            case .commands(let batch, let header):
-                recorder.learn(from: batch, session: header.session ?? "-")
+            case .event(let event, let header) where event.kind == "commands":
+                recorder.learn(from: event, session: header.session ?? "-")
             case .event(let event, let header):
                 guard let action = recorder.action(for: event, sentAt: header.sentAt) else { continue }
                 output.write(Data((Recording.line(action) + "\n").utf8))

@@ -53,7 +53,6 @@ struct Stats: AsyncParsableCommand {
             for await inspected in stream.items {
                 switch inspected {
                 case .event(let event, let header): window.update { $0.add(WatchedItem(event, header: header)) }
-                case .commands(let batch, let header): window.update { $0.add(WatchedItem(batch, header: header)) }
                 case .connectionLost, .connectionRestored: break
                 }
             }

@@ -136,7 +136,6 @@ struct Watch: AsyncParsableCommand {
                 let item: WatchedItem
                 switch inspected {
                 case .event(let event, let header): item = WatchedItem(event, header: header)
-                case .commands(let batch, let header): item = WatchedItem(batch, header: header)
                 case .connectionLost:
                     printError("flowctl: lost the connection to flowd; events until it is back are missed")
                     continue

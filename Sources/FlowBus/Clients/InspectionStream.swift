@@ -4,11 +4,11 @@ import Synchronization
 
 /// Something an inspector saw on flowd's events socket.
 public enum Inspected: Sendable, Hashable {
-    /// An inspection event (`stepFate`, `didNavigate`, `visibilityReported`...), with the header flowd sent it
-    /// with (`sentAt` is when flowd published it).
+    /// An inspection event (`stepFate`, `didNavigate`, `visibilityReported`...), with the header of the message
+    /// that carried it, `sentAt` being when flowd produced the event. A batch of navigation commands for a
+    /// presenter is an event of kind `commands` whose fields are the COMMANDS body, as the presenter receives it
+    /// (`CommandsMessage(wire: .object(event.fields), at: "")` reads it).
     case event(InspectionEvent, Header)
-    /// A batch of navigation commands for a presenter, as the presenter receives it.
-    case commands(CommandsMessage, Header)
     /// The events connection dropped; what flowd publishes until it is back is lost.
     case connectionLost
     /// The events connection is back, and flowd confirmed the subscriptions again.
@@ -53,7 +53,7 @@ public final class InspectionStream: Sendable {
     /// tells).
     /// - Parameters:
     ///   - session: only this session's events; `nil` for every session and flowd's own (registrations...).
-    ///   - commands: also the command batches flowd publishes for presenters.
+    ///   - commands: also the command batches flowd publishes for presenters (events of kind `commands`).
     ///   - options: where flowd is, its CURVE key and the connect timeout (the rest is for registered clients).
     /// - Throws: ``FlowBusError`` `unreachable` when flowd does not confirm within the connect timeout,
     ///   `invalidOptions` when the endpoint or keys are unusable.

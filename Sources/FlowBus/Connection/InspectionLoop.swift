@@ -9,7 +9,7 @@ final class InspectionLoop {
     private let topics: [String]
     /// The one session watched: `inb/kiosk/` also matches session `kiosk/7`'s topics, which are skipped.
     private let session: String?
-    /// Whether the command batches in EVENTS are handed over.
+    /// Whether the command batches in EVENTS (entries of kind `commands`) are handed over.
     private let commands: Bool
     private let options: ClientOptions
     private let continuation: AsyncStream<[Inspected]>.Continuation
@@ -121,21 +121,15 @@ final class InspectionLoop {
     }
 
     /// The items of one EVENTS message, each with the message's header but its own time as `sentAt` (when flowd
-    /// published it on its own, as EVENT or COMMANDS, it would have been sent then).
+    /// produced it).
     private func unpack(_ events: InspectionBatch, header: Header, into batch: inout [Inspected]) {
-        for entry in events.events {
-            var itemHeader = header
-            itemHeader.session = events.session
+        var itemHeader = header
+        itemHeader.session = events.session
+        for entry in events.events where commands || entry.kind != "commands" {
             itemHeader.sentAt = entry.at
-            if entry.kind == "commands" {
-                guard commands, let message = try? CommandsMessage(wire: .object(entry.fields), at: "") else {
-                    continue
-                }
-                batch.append(.commands(message, itemHeader))
-            } else {
-                let event = InspectionEvent(kind: entry.kind, session: events.session, fields: entry.fields)
-                batch.append(.event(event, itemHeader))
-            }
+            batch.append(
+                .event(InspectionEvent(kind: entry.kind, session: events.session, fields: entry.fields), itemHeader)
+            )
         }
     }
 

@@ -13,6 +13,15 @@ public struct Recorder: Sendable {
         self.startedAt = startedAt
     }
 
+    /// Learns which presenter shows the screens a batch places, from an event of kind `commands` (its fields are
+    /// the COMMANDS body); other events teach nothing.
+    public mutating func learn(from event: InspectionEvent, session: String) {
+        guard event.kind == "commands", let batch = try? CommandsMessage(wire: .object(event.fields), at: "") else {
+            return
+        }
+        learn(from: batch, session: session)
+    }
+
     /// Learns which presenter shows the screens a batch places.
     public mutating func learn(from batch: CommandsMessage, session: String) {
         for command in batch.commands {

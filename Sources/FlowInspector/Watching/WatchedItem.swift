@@ -33,23 +33,13 @@ public struct WatchedItem: Sendable, Hashable {
         return object.finished()
     }
 
-    /// An inspection event as flowd published it.
+    /// An inspection event as flowd published it (a command batch is one, of kind `commands`).
     public init(_ event: InspectionEvent, header: Header) {
         self.init(
             kind: event.kind,
             session: event.session ?? header.session,
             sentAt: header.sentAt,
             fields: event.fields
-        )
-    }
-
-    /// A batch of commands as flowd published it.
-    public init(_ batch: CommandsMessage, header: Header) {
-        self.init(
-            kind: "commands",
-            session: header.session,
-            sentAt: header.sentAt,
-            fields: batch.wireValue.objectValue ?? [:]
         )
     }
 
