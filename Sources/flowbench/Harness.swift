@@ -111,7 +111,7 @@ struct Harness {
 
         report(ProfileBenchmarks.codec(messages: quick ? 20_000 : 200_000))
         report(ProfileBenchmarks.eventCodec(messages: quick ? 20_000 : 200_000))
-        report(try ProfileBenchmarks.coordinator(steps: quick ? 10_000 : 100_000, flows: endToEnd.flows))
+        try ProfileBenchmarks.coordinator(steps: quick ? 10_000 : 100_000, flows: endToEnd.flows).forEach(report)
         report(try EngineBenchmarks.throughput(steps: quick ? 20_000 : 200_000))
         if let allocations = try AllocationBenchmarks.perStep(quick: quick) {
             allocations.forEach(report)

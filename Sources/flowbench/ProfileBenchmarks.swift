@@ -61,8 +61,41 @@ enum ProfileBenchmarks {
         )
     }
 
-    /// Steps per second through the coordinator, frames in and frames out, no sockets.
-    static func coordinator(steps: Int, flows: String) throws -> Result {
+    /// Steps per second through the coordinator, frames in and frames out, no sockets; and the same with an
+    /// inspector subscribed to the batched inspection stream (every event written into EVENTS, published at the
+    /// end of each step's turn: the most a watcher can cost flowd's own work, measured without the noise of
+    /// processes sharing cores). Unwatched and watched alternate, 3 rounds each; the median is kept.
+    static func coordinator(steps: Int, flows: String) throws -> [Result] {
+        var alone: [Double] = []
+        var watched: [Double] = []
+        for _ in 0..<3 {
+            alone.append(try coordinatorRate(steps: steps, flows: flows, watched: false))
+            watched.append(try coordinatorRate(steps: steps, flows: flows, watched: true))
+        }
+        let rate = (alone: alone.sorted()[1], watched: watched.sorted()[1])
+        return [
+            Result(
+                name: "coordinator steps/s (frames, no sockets)",
+                value: rate.alone,
+                unit: "steps/s",
+                detail: "\(steps) steps: decode, engine, batch and STEP_ACK encoded"
+            ),
+            Result(
+                name: "coordinator steps/s watched",
+                value: rate.watched,
+                unit: "steps/s",
+                detail: "the same, every inspection event written into EVENTS, one per step"
+            ),
+            Result(
+                name: "watched/unwatched coordinator",
+                value: rate.watched / rate.alone,
+                unit: "×",
+                detail: "flowd's own cost of a watcher, no other process; goal ≥ 0.9"
+            ),
+        ]
+    }
+
+    static func coordinatorRate(steps: Int, flows: String, watched: Bool) throws -> Double {
         let specification = try FlowSpecification.load(contentsOf: flows)
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
         // One peer sends everything here, far above a real peer's allowance.
@@ -82,6 +115,9 @@ enum ProfileBenchmarks {
                 Envelope(header: Header(id: id, session: "bench", sender: "bench/s1", sentAt: 0), message: message)
             )
         }
+        if watched {
+            _ = coordinator.subscription(Array("inb/".utf8), subscribed: true, now: 0)
+        }
         _ = coordinator.receive(
             frames(1, .hello(Hello(role: .stepper, id: "bench/s1", name: "s1", session: "bench"))),
             from: "bench/s1",
@@ -89,19 +125,17 @@ enum ProfileBenchmarks {
         )
         let clock = ContinuousClock()
         var outgoing = 0
+        var published = 0
         let elapsed = clock.measure {
             for index in 1...steps {
                 let message = StepMessage(step: BusRoles.step(index), sequence: UInt64(index), presentable: nil)
                 outgoing +=
                     coordinator.receive(frames(UInt64(index + 1), .step(message)), from: "bench/s1", now: 0).count
+                published += coordinator.endOfTurn().count
             }
         }
         precondition(outgoing >= steps * 2, "each step should publish a batch and be acknowledged")
-        return Result(
-            name: "coordinator steps/s (frames, no sockets)",
-            value: Double(steps) / elapsed.seconds,
-            unit: "steps/s",
-            detail: "\(steps) steps: decode, engine, batch and STEP_ACK encoded"
-        )
+        precondition(published == (watched ? steps : 0), "each watched step should publish one EVENTS")
+        return Double(steps) / elapsed.seconds
     }
 }

@@ -23,13 +23,22 @@ case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()
     defer { endToEnd.cleanUp() }
-    for result in [
-        ProfileBenchmarks.codec(messages: 50_000),
-        ProfileBenchmarks.eventCodec(messages: 50_000),
-        try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows),
-        try EngineBenchmarks.throughput(steps: 100_000),
-    ] + (try AllocationBenchmarks.perStep(quick: true) ?? []) {
+    for result in [ProfileBenchmarks.codec(messages: 50_000), ProfileBenchmarks.eventCodec(messages: 50_000)]
+        + (try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows))
+        + [try EngineBenchmarks.throughput(steps: 100_000)] + (try AllocationBenchmarks.perStep(quick: true) ?? [])
+    {
         print(result.line)
     }
+case "coordinator":
+    // The coordinator alone, for a profiler: flowbench coordinator [watched] [STEPS].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    let steps = arguments.dropFirst().compactMap { Int($0) }.first ?? 100_000
+    let rate = try ProfileBenchmarks.coordinatorRate(
+        steps: steps,
+        flows: endToEnd.flows,
+        watched: arguments.contains("watched")
+    )
+    print("coordinator steps/s \(rate)")
 default: try await Harness(arguments: arguments).run()
 }

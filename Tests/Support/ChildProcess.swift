@@ -8,6 +8,8 @@ public final class ChildProcess: @unchecked Sendable {
     private let input = Pipe()
     private let lock = NSLock()
     private var collected = ""
+    /// Whether the output pipe reached its end (the process and its children closed it).
+    private var ended = false
 
     /// Starts the built product `name` with `arguments`.
     public init(_ name: String, _ arguments: [String]) throws {
@@ -19,7 +21,12 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardInput = input
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                self.lock.withLock { self.ended = true }
+                return
+            }
             self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -66,9 +73,21 @@ public final class ChildProcess: @unchecked Sendable {
         throw TestFailure("the process never wrote \"\(text)\"; it wrote:\n\(output)")
     }
 
-    /// Sends `signal` to the process and waits for it to end.
+    /// Sends `signal` to the process and waits for it to end and for all it wrote to be collected.
     public func terminate(with signal: Int32 = SIGKILL) {
         Glibc.kill(process.processIdentifier, signal)
+        waitForExit()
+    }
+
+    /// Waits for the process to end, and for everything it wrote to be collected (the output is read on another
+    /// thread: the process may end before its last write is read). Returns the whole output.
+    @discardableResult
+    public func waitForExit(within timeout: Duration = .seconds(10)) -> String {
         process.waitUntilExit()
+        let deadline = ContinuousClock.now + timeout
+        while !lock.withLock({ ended }), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return output
     }
 }

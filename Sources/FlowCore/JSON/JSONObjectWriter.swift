@@ -1,6 +1,7 @@
 /// Writes a JSON object member by member, straight as compact text: for the hot path, where building a
 /// ``JSONObject`` only to write it costs more than the writing. Keys are written in the order they are given;
-/// giving a key twice writes it twice (JSON readers keep the last), so don't.
+/// giving a key twice writes it twice (JSON readers keep the last), so don't. Literal keys are written as they are
+/// (see ``JSONMembers``); ``member(named:_:)`` takes any other.
 ///
 /// ```swift
 /// var fields = JSONObjectWriter()
@@ -8,7 +9,7 @@
 /// fields.member("step", step.wireValue)
 /// let text = fields.finished()   // {"token":12,"step":{...}}
 /// ```
-public struct JSONObjectWriter {
+public struct JSONObjectWriter: JSONMembers {
     private var writer: JSONTextWriter
     private var empty = true
 
@@ -18,8 +19,16 @@ public struct JSONObjectWriter {
         writer.bytes.append(UInt8(ascii: "{"))
     }
 
+    /// Starts an object at the end of `text` (a message being written piece by piece); ``finished()`` returns
+    /// all of it.
+    public init(continuing text: consuming [UInt8]) {
+        writer = JSONTextWriter(capacity: 0)
+        writer.bytes = text
+        writer.bytes.append(UInt8(ascii: "{"))
+    }
+
     /// A member whose value is any JSON value; `sortedKeys` writes the members of its objects in key order.
-    public mutating func member(_ key: String, _ value: JSONValue, sortedKeys: Bool = false) {
+    public mutating func member(_ key: StaticString, _ value: JSONValue, sortedKeys: Bool) {
         name(key)
         writer.sortedKeys = sortedKeys
         writer.write(value)
@@ -27,20 +36,35 @@ public struct JSONObjectWriter {
     }
 
     /// A member whose value is a string.
-    public mutating func member(_ key: String, _ value: String) {
+    public mutating func member(_ key: StaticString, _ value: String) {
         name(key)
         writer.write(value)
     }
 
     /// A member whose value is a whole number.
-    public mutating func member(_ key: String, _ value: Int) {
+    public mutating func member(_ key: StaticString, _ value: Int) {
         name(key)
         writer.write(value)
     }
 
+    /// A member whose value is any JSON value.
+    public mutating func member(_ key: StaticString, _ value: JSONValue) {
+        member(key, value, sortedKeys: false)
+    }
+
+    /// A member whose value is an object, written member by member by `members`.
+    public mutating func member(_ key: StaticString, object members: (inout JSONObjectWriter) -> Void) {
+        name(key)
+        writer.bytes.append(UInt8(ascii: "{"))
+        empty = true
+        members(&self)
+        writer.bytes.append(UInt8(ascii: "}"))
+        empty = false
+    }
+
     /// A member whose value is already JSON text (a message's body, written once and used again): it is copied
     /// as it is, unchecked.
-    public mutating func member(_ key: String, jsonText: [UInt8]) {
+    public mutating func member(_ key: StaticString, jsonText: [UInt8]) {
         name(key)
         writer.bytes += jsonText
     }
@@ -51,12 +75,27 @@ public struct JSONObjectWriter {
         return writer.bytes
     }
 
-    private mutating func name(_ key: String) {
+    /// A member whose key is not a literal (a ``JSONObject``'s), escaped as JSON needs.
+    public mutating func member(named key: String, _ value: JSONValue) {
+        separate()
+        writer.write(key)
+        writer.bytes.append(UInt8(ascii: ":"))
+        writer.write(value)
+    }
+
+    private mutating func name(_ key: StaticString) {
+        separate()
+        // A literal name: nothing to escape (see JSONMembers).
+        writer.bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { writer.bytes.append(contentsOf: $0) }
+        writer.bytes.append(UInt8(ascii: "\""))
+        writer.bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func separate() {
         if !empty {
             writer.bytes.append(UInt8(ascii: ","))
         }
         empty = false
-        writer.write(key)
-        writer.bytes.append(UInt8(ascii: ":"))
     }
 }

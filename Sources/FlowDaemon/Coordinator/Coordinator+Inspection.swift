@@ -38,24 +38,28 @@ extension Coordinator {
         guard inspection.isWatched else {
             return
         }
-        inspect(kind, session: session, fieldsText: JSONValue.object(fields).jsonText())
+        inspect(kind, session: session) { members in
+            for (key, value) in fields {
+                members.member(named: key, value)
+            }
+        }
     }
 
-    /// Publishes an inspection event whose fields are already written (JSON text), in each form someone listens
-    /// to.
-    mutating func inspect(_ kind: String, session: SessionID?, fieldsText: [UInt8]) {
+    /// Publishes an inspection event, in each form someone listens to; `fields` writes its fields, straight into
+    /// each form's text.
+    mutating func inspect(_ kind: String, session: SessionID?, fields: (inout JSONObjectWriter) -> Void) {
         if inspection.perEvent > 0 {
-            // The EVENT body, `{"kind":...,"fields":...,"session":...}`, around the fields as they are.
-            var body = JSONObjectWriter(capacity: fieldsText.count + 64)
+            // The EVENT body: `{"kind":...,"fields":...,"session":...}`.
+            var body = JSONObjectWriter(capacity: 256)
             body.member("kind", kind)
-            body.member("fields", jsonText: fieldsText)
+            body.member("fields", object: fields)
             if let session {
                 body.member("session", session.rawValue)
             }
             publish(.event, body: body.finished(), topic: "ins/\(session?.rawValue ?? "-")/\(kind)", session: session)
         }
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: kind, at: now, session: session, fieldsText: fieldsText)
+            let full = inspectionBatches.add(kind: kind, at: now, session: session, fields: fields)
         {
             publish(full)
         }
@@ -71,7 +75,8 @@ extension Coordinator {
     }
 
     private mutating func publish(_ batch: PendingInspectionBatches.Body) {
+        var batch = batch
         let topic = "inb/\(batch.session?.rawValue ?? "-")/"
-        publish(.events, body: batch.finished(), topic: topic, session: batch.session)
+        publish(.events, body: batch.finish(), topic: topic, session: batch.session)
     }
 }

@@ -97,12 +97,14 @@ extension Coordinator {
                 rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
             }
             if inspection.isWatched {
-                var (kind, fields) = event.inspection
-                if let waiting {
-                    fields.member("sender", waiting.peer)
-                    fields.member("sentAt", Int(waiting.sentAt))
+                let sender = waiting
+                inspect(event.inspectionKind, session: event.session) { members in
+                    event.writeInspectionFields(to: &members)
+                    if let sender {
+                        members.member("sender", sender.peer)
+                        members.member("sentAt", Int(sender.sentAt))
+                    }
                 }
-                inspect(kind, session: event.session, fieldsText: fields.finished())
             }
         }
         for batch in effects.batches {

@@ -19,32 +19,29 @@ struct PendingInspectionBatches: Sendable {
         }
 
         private static let opening = Array(#"{"events":["#.utf8)
-        private static let kindMember = Array(#"{"kind":"#.utf8)
-        private static let atMember = Array(#","at":"#.utf8)
-        private static let fieldsMember = Array(#","fields":"#.utf8)
-        private static let sessionMember = Array(#","session":"#.utf8)
 
-        /// Adds an entry: `{"kind":...,"at":...,"fields":...}` with the fields' text as given.
-        mutating func add(kind: String, at: Int64, fieldsText: [UInt8]) {
+        /// Adds an entry, `{"kind":...,"at":...,"fields":...}`, its `fields` member written by `writeFields`.
+        mutating func add(kind: String, at: Int64, fields writeFields: (inout JSONObjectWriter) -> Void) {
+            var buffer: [UInt8] = []
+            swap(&buffer, &text)
             if count > 0 {
-                text.append(UInt8(ascii: ","))
+                buffer.append(UInt8(ascii: ","))
             }
-            text += Body.kindMember
-            JSONValue.string(kind).appendJSONText(to: &text)
-            text += Body.atMember
-            JSONValue.int(Int(at)).appendJSONText(to: &text)
-            text += Body.fieldsMember
-            text += fieldsText
-            text.append(UInt8(ascii: "}"))
+            var entry = JSONObjectWriter(continuing: buffer)
+            entry.member("kind", kind)
+            entry.member("at", Int(at))
+            writeFields(&entry)
+            text = entry.finished()
             count += 1
         }
 
-        /// The finished body: the events, then the session when there is one.
-        func finished() -> [UInt8] {
-            var body = text
+        /// The finished body: the events, then the session when there is one. The body is empty afterwards.
+        mutating func finish() -> [UInt8] {
+            var body: [UInt8] = []
+            swap(&body, &text)
             body.append(UInt8(ascii: "]"))
             if let session {
-                body += Body.sessionMember
+                body += #","session":"#.utf8
                 JSONValue.string(session.rawValue).appendJSONText(to: &body)
             }
             body.append(UInt8(ascii: "}"))
@@ -55,9 +52,29 @@ struct PendingInspectionBatches: Sendable {
     private var bodies: [Body] = []
     private var indices: [String: Int] = [:]
 
-    /// Adds an event, its fields already JSON text, to its session's batch; returns the batch when that filled it,
-    /// to publish now.
-    mutating func add(kind: String, at: Int64, session: SessionID?, fieldsText: [UInt8]) -> Body? {
+    /// Adds an event to its session's batch, its fields written by `fields`; returns the batch when that filled
+    /// it, to publish now.
+    mutating func add(
+        kind: String,
+        at: Int64,
+        session: SessionID?,
+        fields: (inout JSONObjectWriter) -> Void
+    ) -> Body? {
+        entry(kind: kind, at: at, session: session) { $0.member("fields", object: fields) }
+    }
+
+    /// Adds an event whose fields are already JSON text (a COMMANDS body, as it was published).
+    mutating func add(kind: String, at: Int64, session: SessionID, fieldsText: [UInt8]) -> Body? {
+        entry(kind: kind, at: at, session: session) { $0.member("fields", jsonText: fieldsText) }
+    }
+
+    /// Adds an entry whose `fields` member `writeFields` writes.
+    private mutating func entry(
+        kind: String,
+        at: Int64,
+        session: SessionID?,
+        writeFields: (inout JSONObjectWriter) -> Void
+    ) -> Body? {
         let key = session?.rawValue ?? ""
         let index: Int
         if let known = indices[key] {
@@ -67,7 +84,7 @@ struct PendingInspectionBatches: Sendable {
             indices[key] = index
             bodies.append(Body(session: session))
         }
-        bodies[index].add(kind: kind, at: at, fieldsText: fieldsText)
+        bodies[index].add(kind: kind, at: at, fields: writeFields)
         guard bodies[index].count >= Self.limit else { return nil }
         defer { bodies[index] = Body(session: session) }
         return bodies[index]

@@ -30,7 +30,9 @@ public struct WireCodec: Sendable {
 
     /// The four frames of a message whose body frame is encoded already (a step resent keeps its body).
     public func encode(header: Header, type: MessageType, body: [UInt8]) -> [[UInt8]] {
-        [Self.protocolFrame, Array(type.rawValue.utf8), text(header.wireValue), body]
+        var headerText = JSONObjectWriter(capacity: 96)
+        header.writeMembers(to: &headerText)
+        return [Self.protocolFrame, Array(type.rawValue.utf8), headerText.finished(), body]
     }
 
     /// Reads an envelope from its four frames.

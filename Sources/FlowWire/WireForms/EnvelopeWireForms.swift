@@ -13,11 +13,16 @@ extension Header: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        var object: JSONObject = ["id": .int(Int(clamping: id)), "sentAt": .int(Int(sentAt))]
-        object["session"] = session.map(JSONValue.string)
-        object["sender"] = sender.map(JSONValue.string)
-        object["correlation"] = correlation.map { .int(Int(clamping: $0)) }
-        return .object(object)
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The header's members given one by one (every message's header is written straight as text).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("id", Int(clamping: id))
+        members.member("sentAt", Int(sentAt))
+        if let session { members.member("session", session) }
+        if let sender { members.member("sender", sender) }
+        if let correlation { members.member("correlation", Int(clamping: correlation)) }
     }
 }
 

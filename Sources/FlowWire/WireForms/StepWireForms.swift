@@ -7,7 +7,13 @@ extension Step: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        ["name": .string(name), "parameters": .object(parameters)]
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The step's members, `name` and `parameters`, given one by one (written straight as text on the hot path).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("name", name)
+        members.member("parameters", .object(parameters))
     }
 }
 
@@ -70,12 +76,17 @@ extension WireFate: WireRepresentable {
 
     /// The fate's members, as STEP_ACK carries them and as `stepFate` events merge them into theirs.
     public var wireFields: JSONObject {
-        var object: JSONObject = ["accepted": .bool(accepted), "flows": .array(flows.map(\.wireValue))]
-        object["reason"] = reason.map(JSONValue.string)
-        object["presentable"] = presentable?.wireValue
-        object["flow"] = flow?.wireValue
-        object["explanation"] = explanation.map(JSONValue.string)
-        object["remedy"] = remedy.map(JSONValue.string)
-        return object
+        JSONObjectBuilder.object(writeMembers)
+    }
+
+    /// The fate's members given one by one (written straight as text on the hot path): those of ``wireFields``.
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("accepted", .bool(accepted))
+        members.member("flows", .array(flows.map(\.wireValue)))
+        if let reason { members.member("reason", reason) }
+        if let presentable { members.member("presentable", Int(presentable.rawValue)) }
+        if let flow { members.member("flow", Int(flow.rawValue)) }
+        if let explanation { members.member("explanation", explanation) }
+        if let remedy { members.member("remedy", remedy) }
     }
 }
