@@ -100,6 +100,8 @@ enum ProfileBenchmarks {
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
         // One peer sends everything here, far above a real peer's allowance.
         configuration.peerMessageRate = 100_000_000
+        // The worst case for a watcher: an EVENTS message for every step, as at light load.
+        configuration.inspectionBatchDelay = .zero
         var logger = Logger(label: "flowbench")
         logger.logLevel = .error
         var coordinator = Coordinator(
@@ -131,7 +133,7 @@ enum ProfileBenchmarks {
                 let message = StepMessage(step: BusRoles.step(index), sequence: UInt64(index), presentable: nil)
                 outgoing +=
                     coordinator.receive(frames(UInt64(index + 1), .step(message)), from: "bench/s1", now: 0).count
-                published += coordinator.endOfTurn().count
+                published += coordinator.endOfTurn(now: 0).count
             }
         }
         precondition(outgoing >= steps * 2, "each step should publish a batch and be acknowledged")

@@ -14,7 +14,7 @@ struct Bus {
     var sent: [Outgoing] = []
     var messageID: UInt64 = 0
 
-    init(flows: String? = nil, peerMessageRate: Int = 50_000) throws {
+    init(flows: String? = nil, peerMessageRate: Int = 50_000, inspectionBatchDelay: Duration = .zero) throws {
         let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
         var configuration = DaemonConfiguration(
             controlEndpoints: ["inproc://c"],
@@ -23,6 +23,7 @@ struct Bus {
         )
         configuration.engine.guardTimeout = .seconds(2)
         configuration.peerMessageRate = peerMessageRate
+        configuration.inspectionBatchDelay = inspectionBatchDelay
         coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
     }
 
@@ -60,7 +61,7 @@ struct Bus {
 
     /// Ends the loop's turn, as the server does once it handled what was waiting.
     mutating func endTurn() {
-        sent += coordinator.endOfTurn()
+        sent += coordinator.endOfTurn(now: now)
     }
 
     /// The EVENT messages published so far, one per event.

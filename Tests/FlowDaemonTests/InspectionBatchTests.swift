@@ -59,19 +59,43 @@ import Testing
         #expect(bus.batches().count == count)
     }
 
+    @Test func batchedEventsWaitAtMostTheDelayThenGoOutTogether() throws {
+        var bus = try Bus(inspectionBatchDelay: .milliseconds(5))
+        _ = bus.coordinator.subscription(Array("inb/".utf8), subscribed: true, now: bus.now)
+        #expect(bus.coordinator.nextWakeUp() == bus.coordinator.nextTick(), "nothing waits yet")
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        let first = bus.now
+        #expect(bus.coordinator.nextWakeUp() == first + 5)
+        bus.now += 3
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        bus.endTurn()
+        #expect(bus.batches().isEmpty, "the oldest event has waited 3 ms of 5")
+        #expect(bus.coordinator.nextWakeUp() == first + 5)
+
+        bus.now = first + 5
+        bus.endTurn()
+        let batches = bus.batches().map(\.batch)
+        #expect(batches.count == 1, "one message for both turns")
+        let times = batches.flatMap(\.events).map(\.at)
+        #expect(times.first == first)
+        #expect(times.last == first + 3)
+        #expect(bus.coordinator.nextWakeUp() == bus.coordinator.nextTick())
+    }
+
     @Test func aLongTurnIsPublishedInSeveralBatches() throws {
         var bus = try Bus()
         _ = bus.coordinator.subscription(Array("inb/kiosk/".utf8), subscribed: true, now: bus.now)
         _ = bus.coordinator.subscription(Array("ins/kiosk/".utf8), subscribed: true, now: bus.now)
         _ = bus.hello(.presenter, "kiosk/main", name: "main")
         _ = bus.hello(.stepper, "kiosk/app", name: "app")
-        for sequence in 1...300 {
+        for sequence in 1...600 {
             bus.send(.step(StepMessage(step: Step("teleport"), sequence: UInt64(sequence))), from: "kiosk/app")
         }
         bus.endTurn()
         let batches = bus.batches().map(\.batch)
         #expect(batches.count > 1)
-        #expect(batches.allSatisfy { $0.events.count <= 256 && !$0.events.isEmpty })
+        #expect(batches.allSatisfy { $0.events.count <= 512 && !$0.events.isEmpty })
         let kinds = batches.flatMap(\.events).map(\.kind).filter { $0 != "commands" }
         #expect(kinds == bus.events().filter { $0.session == "kiosk" }.map(\.kind))
     }

@@ -17,8 +17,9 @@ public enum Inspected: Sendable, Hashable {
 
 /// The inspection stream: what flowd publishes for inspectors (and, optionally, the command batches it sends
 /// presenters), as an `AsyncStream`. It only listens — it does not register, and watching costs flowd one
-/// published message per session and turn of its loop (EVENTS), however many events that turn had; a watcher
-/// that falls behind loses messages (flowd never waits for it).
+/// published message per session every few milliseconds (EVENTS), however many events they had; events arrive
+/// at most 5 ms after they happened, each with its own time. A watcher that falls behind loses messages (flowd
+/// never waits for it).
 ///
 /// ```swift
 /// let stream = try await InspectionStream.open(session: "kiosk-7")

@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How many messages per second one peer may send (with bursts of twice as many); beyond, its messages are
     /// dropped, counted (`errors.flood`) and answered with one `flood` ERROR per second. 0: no limit.
     public var peerMessageRate = 50_000
+    /// How long batched inspection events (EVENTS) may wait to be published: a watcher sees each event at most this
+    /// late, and a busy daemon sends it one message for many steps. Zero publishes at the end of each turn.
+    public var inspectionBatchDelay: Duration = .milliseconds(5)
     /// CURVE encryption and client authentication; `nil` for none.
     public var curve: CurveSettings?
 

@@ -23,12 +23,18 @@ extension Coordinator {
         return output
     }
 
-    /// Publishes what waits to be published at the end of a turn of the loop: the batched inspection events
-    /// (EVENTS), one message per session. The server calls it once it has handled everything that was waiting.
-    public mutating func endOfTurn() -> [Outgoing] {
+    /// Publishes what is due at the end of a turn of the loop: the batched inspection events (EVENTS), one message
+    /// per session, once the oldest has waited ``DaemonConfiguration/inspectionBatchDelay``. The server calls it
+    /// once it has handled everything that was waiting (``nextWakeUp()`` says when it is due).
+    public mutating func endOfTurn(now: Int64) -> [Outgoing] {
+        self.now = max(self.now, now)
         output = []
-        for batch in inspectionBatches.take() {
-            publish(batch)
+        if let oldest = inspectionBatches.oldest,
+            self.now - oldest >= configuration.inspectionBatchDelay.milliseconds
+        {
+            for batch in inspectionBatches.take() {
+                publish(batch)
+            }
         }
         return output
     }

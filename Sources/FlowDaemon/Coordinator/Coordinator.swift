@@ -66,10 +66,18 @@ public struct Coordinator: Sendable {
     /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970): half a heartbeat interval
     /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the
     /// engine's next deadline.
-    public func nextWakeUp() -> Int64 {
+    public func nextTick() -> Int64 {
         let period = max(1, configuration.heartbeatInterval.milliseconds / 2)
         let engineDeadline = engine.nextDeadline?.milliseconds ?? Int64.max
         return min(lastTick + period, engineDeadline)
+    }
+
+    /// The earliest time at which ``tick(now:)`` or ``endOfTurn(now:)`` has something to do: the next tick, or
+    /// when batched inspection events are due.
+    public func nextWakeUp() -> Int64 {
+        let inspectionDue =
+            inspectionBatches.oldest.map { $0 + configuration.inspectionBatchDelay.milliseconds } ?? Int64.max
+        return min(nextTick(), inspectionDue)
     }
 
     // MARK: Input

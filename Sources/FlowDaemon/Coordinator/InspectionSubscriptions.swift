@@ -2,7 +2,7 @@ import FlowCore
 import FlowWire
 
 /// Who listens to the inspection stream, in each of its two forms, as the events socket's subscriptions say:
-/// one EVENT per event (topics `ins/<session>/<kind>`) or one EVENTS per session and turn (`inb/<session>/`).
+/// one EVENT per event (topics `ins/<session>/<kind>`) or EVENTS, many at once (`inb/<session>/`).
 /// flowd builds neither form while nobody subscribes to it.
 struct InspectionSubscriptions: Sendable {
     /// Subscriptions that match some `ins/...` topic.

@@ -5,8 +5,8 @@ import FlowWire
 /// order the sessions first had one, each body written as its events come, from their fields' text (a command
 /// batch's entry takes the COMMANDS body as it was published).
 struct PendingInspectionBatches: Sendable {
-    /// The most events in one EVENTS message: a longer turn publishes more than one.
-    static let limit = 256
+    /// The most events in one EVENTS message: a session with more waiting publishes more than one.
+    static let limit = 512
 
     /// An EVENTS body being written: `{"events":[...` until it is finished.
     struct Body: Sendable {
@@ -51,6 +51,8 @@ struct PendingInspectionBatches: Sendable {
 
     private var bodies: [Body] = []
     private var indices: [String: Int] = [:]
+    /// When the oldest event waiting was added (ms since 1970), if one is waiting.
+    private(set) var oldest: Int64?
 
     /// Adds an event to its session's batch, its fields written by `fields`; returns the batch when that filled
     /// it, to publish now.
@@ -76,6 +78,7 @@ struct PendingInspectionBatches: Sendable {
         writeFields: (inout JSONObjectWriter) -> Void
     ) -> Body? {
         let key = session?.rawValue ?? ""
+        oldest = oldest ?? at
         let index: Int
         if let known = indices[key] {
             index = known
@@ -95,6 +98,7 @@ struct PendingInspectionBatches: Sendable {
         defer {
             bodies.removeAll()
             indices.removeAll()
+            oldest = nil
         }
         return bodies.filter { $0.count > 0 }
     }

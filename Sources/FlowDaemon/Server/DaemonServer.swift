@@ -133,10 +133,10 @@ public final class DaemonServer: Sendable {
                     break
                 }
             }
-            if Self.now() >= coordinator.nextWakeUp() {
+            if Self.now() >= coordinator.nextTick() {
                 deliver(coordinator.tick(now: Self.now()), router, events)
             }
-            deliver(coordinator.endOfTurn(), router, events)
+            deliver(coordinator.endOfTurn(now: Self.now()), router, events)
         }
         logger.info("flowd stopped")
     }

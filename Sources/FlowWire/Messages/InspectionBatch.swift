@@ -1,9 +1,9 @@
 import FlowCore
 
 /// EVENTS (published on the events socket, topic `inb/<session>/`): the inspection events of one session that
-/// flowd produced in one turn of its loop, in order, with the command batches it published for the session's
-/// presenters in that turn (as entries of kind `commands`). One message instead of one per event: a busy
-/// flowd's inspectors cost it a message per turn, not per event.
+/// waited to be published (at most 5 ms), in order, with the command batches flowd published for the session's
+/// presenters meanwhile (as entries of kind `commands`). One message instead of one per event: a busy flowd's
+/// inspectors cost it a message per few milliseconds, not per event.
 public struct InspectionBatch: Sendable, Hashable, Codable {
     /// The session, when the events belong to one (absent for flowd's own: an inspector's registration...).
     public var session: String?
