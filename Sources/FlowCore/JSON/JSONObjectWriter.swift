@@ -19,12 +19,16 @@ public struct JSONObjectWriter: JSONMembers {
         writer.bytes.append(UInt8(ascii: "{"))
     }
 
-    /// Starts an object at the end of `text` (a message being written piece by piece); ``finished()`` returns
-    /// all of it.
-    public init(continuing text: consuming [UInt8]) {
-        writer = JSONTextWriter(capacity: 0)
-        writer.bytes = text
-        writer.bytes.append(UInt8(ascii: "{"))
+    /// Writes an object at the end of `text` (a message being written piece by piece), its members given by
+    /// `members`. The text is written in place, never copied.
+    public static func object(appendingTo text: inout [UInt8], _ members: (inout JSONObjectWriter) -> Void) {
+        var object = JSONObjectWriter(capacity: 0)
+        object.writer.bytes.removeAll()
+        swap(&object.writer.bytes, &text)
+        object.writer.bytes.append(UInt8(ascii: "{"))
+        members(&object)
+        object.writer.bytes.append(UInt8(ascii: "}"))
+        swap(&object.writer.bytes, &text)
     }
 
     /// A member whose value is any JSON value; `sortedKeys` writes the members of its objects in key order.

@@ -22,16 +22,14 @@ struct PendingInspectionBatches: Sendable {
 
         /// Adds an entry, `{"kind":...,"at":...,"fields":...}`, its `fields` member written by `writeFields`.
         mutating func add(kind: String, at: Int64, fields writeFields: (inout JSONObjectWriter) -> Void) {
-            var buffer: [UInt8] = []
-            swap(&buffer, &text)
             if count > 0 {
-                buffer.append(UInt8(ascii: ","))
+                text.append(UInt8(ascii: ","))
             }
-            var entry = JSONObjectWriter(continuing: buffer)
-            entry.member("kind", kind)
-            entry.member("at", Int(at))
-            writeFields(&entry)
-            text = entry.finished()
+            JSONObjectWriter.object(appendingTo: &text) { entry in
+                entry.member("kind", kind)
+                entry.member("at", Int(at))
+                writeFields(&entry)
+            }
             count += 1
         }
 
