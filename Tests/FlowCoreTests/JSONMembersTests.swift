@@ -1,0 +1,59 @@
+import FlowCore
+import Testing
+
+/// Members given one by one: written straight as text (JSONObjectWriter) or collected into a value
+/// (JSONObjectBuilder), the same object either way.
+@Suite struct JSONMembersTests {
+    /// One form, written against JSONMembers: strings to escape, numbers, nested objects, any value.
+    private func sample<Members: JSONMembers>(_ members: inout Members) {
+        members.member("name", "movie \"Up\" \\ é\n")
+        members.member("count", -42)
+        members.member("step") { step in
+            step.member("name", "movieIsPicked")
+            step.member("parameters", ["withId": 7])
+            step.member("empty") { _ in }
+        }
+        members.member("flows", [1, 2])
+        members.member("none", .null)
+    }
+
+    private func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func theWriterAndTheBuilderGiveTheSameObject() throws {
+        var writer = JSONObjectWriter()
+        sample(&writer)
+        let written = writer.finished()
+        #expect(
+            text(written)
+                == #"{"name":"movie \"Up\" \\ é\n","count":-42,"step":{"name":"movieIsPicked","parameters":{"withId":7},"empty":{}},"flows":[1,2],"none":null}"#
+        )
+        let built = JSONObjectBuilder.object { sample(&$0) }
+        #expect(try JSONValue(parsing: written) == .object(built))
+    }
+
+    @Test func anObjectIsWrittenInPlaceAfterWhatIsThere() throws {
+        var text = Array(#"{"events":["#.utf8)
+        for index in 0..<3 {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            JSONObjectWriter.object(appendingTo: &text) { entry in
+                entry.member("index", index)
+                entry.member("fields", jsonText: Array(#"{"raw":true}"#.utf8))
+            }
+        }
+        text += Array("]}".utf8)
+        #expect(
+            self.text(text)
+                == #"{"events":[{"index":0,"fields":{"raw":true}},{"index":1,"fields":{"raw":true}},{"index":2,"fields":{"raw":true}}]}"#
+        )
+        #expect(try JSONValue(parsing: text).objectValue?["events"]?.arrayValue?.count == 3)
+    }
+
+    @Test func keysThatAreNotLiteralsAreEscapedAndObjectsCanBeSorted() throws {
+        var writer = JSONObjectWriter()
+        writer.member(named: "a \"quoted\" key", 1)
+        writer.member("sorted", ["b": 1, "a": ["d": 2, "c": 3]], sortedKeys: true)
+        #expect(text(writer.finished()) == #"{"a \"quoted\" key":1,"sorted":{"a":{"c":3,"d":2},"b":1}}"#)
+    }
+}
