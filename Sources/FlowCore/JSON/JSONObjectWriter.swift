@@ -22,13 +22,16 @@ public struct JSONObjectWriter: JSONMembers {
     /// Writes an object at the end of `text` (a message being written piece by piece), its members given by
     /// `members`. The text is written in place, never copied.
     public static func object(appendingTo text: inout [UInt8], _ members: (inout JSONObjectWriter) -> Void) {
-        var object = JSONObjectWriter(capacity: 0)
-        object.writer.bytes.removeAll()
+        var object = JSONObjectWriter(writer: JSONTextWriter(capacity: 0))
         swap(&object.writer.bytes, &text)
         object.writer.bytes.append(UInt8(ascii: "{"))
         members(&object)
         object.writer.bytes.append(UInt8(ascii: "}"))
         swap(&object.writer.bytes, &text)
+    }
+
+    private init(writer: JSONTextWriter) {
+        self.writer = writer
     }
 
     /// A member whose value is any JSON value; `sortedKeys` writes the members of its objects in key order.

@@ -28,7 +28,8 @@ public struct Coordinator: Sendable {
     var recentDrops: [SessionID: [DroppedStep]] = [:]
     /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
     var inspection = InspectionSubscriptions()
-    /// Batched inspection events waiting for the end of the loop's turn (EVENTS bodies being written).
+    /// Batched inspection events waiting to be published, at most `inspectionBatchDelay` (EVENTS bodies being
+    /// written).
     var inspectionBatches = PendingInspectionBatches()
     var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
