@@ -65,6 +65,12 @@ struct Run: ParsableCommand {
     )
     var peerMessageRate: Int?
 
+    @Option(
+        help:
+            "How long inspection events may wait to go out together to inspectors (EVENTS), in milliseconds. 0: at the end of each turn of the loop. Default: \(defaults.inspectionBatchDelay.milliseconds)."
+    )
+    var inspectionDelay: Int?
+
     @Option(help: "flowd's CURVE secret key (Z85, from `flowd keygen`): every socket then requires CURVE.")
     var curveSecretKey: String?
 
@@ -89,6 +95,7 @@ struct Run: ParsableCommand {
         flags.maxMessageSize = maxMessageSize
         flags.guardTimeout = guardTimeout
         flags.peerMessageRate = peerMessageRate
+        flags.inspectionDelay = inspectionDelay
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         var keys: [String: String] = [:]
@@ -110,6 +117,9 @@ struct Run: ParsableCommand {
         }
         if let peerMessageRate, peerMessageRate < 0 {
             throw ValidationError("--peer-message-rate must be 0 (no limit) or more, not \(peerMessageRate)")
+        }
+        if let inspectionDelay, inspectionDelay < 0 {
+            throw ValidationError("--inspection-delay must be 0 or more milliseconds, not \(inspectionDelay)")
         }
         for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")

@@ -1,4 +1,5 @@
 import FlowDaemon
+import TestSupport
 import Testing
 
 /// How flowd's settings come together: built-in defaults, then the file, then flags.
@@ -11,6 +12,7 @@ import Testing
         #expect(configuration.eventsEndpoints == ["ipc:///run/user/7/flowbus/events", "tcp://127.0.0.1:5861"])
         #expect(configuration.flowsFile == DaemonConfiguration.defaultFlowsFile)
         #expect(configuration.heartbeatInterval == .seconds(1))
+        #expect(configuration.inspectionBatchDelay == .milliseconds(5))
         #expect(configuration.curve == nil)
         #expect(
             try DaemonConfiguration(ConfigurationFile(), environment: [:]).controlEndpoints[0].hasPrefix(
@@ -27,10 +29,15 @@ import Testing
         file.tcp = false
         file.curveSecretKey = "secret"
         file.authorizedKeys = ["a": "key-a", "b": "key-b"]
+        file.inspectionDelay = 20
+        file.peerMessageRate = 0
         var flags = ConfigurationFile()
         flags.heartbeatInterval = 300
+        flags.inspectionDelay = 0
         flags.authorizedKeys = ["b": "key-b2"]
         let configuration = try DaemonConfiguration(file.overridden(by: flags), environment: environment)
+        #expect(configuration.inspectionBatchDelay == .zero)
+        #expect(configuration.peerMessageRate == 0)
         #expect(configuration.flowsFile == "/etc/flowbus/flows.yaml")
         #expect(configuration.heartbeatInterval == .milliseconds(300))
         #expect(configuration.engine.guardTimeout == .milliseconds(700))
@@ -38,6 +45,17 @@ import Testing
         #expect(
             configuration.curve == CurveSettings(secretKey: "secret", authorizedKeys: ["a": "key-a", "b": "key-b2"])
         )
+    }
+
+    @Test func theShippedConfigurationFileSetsEveryKey() throws {
+        let path = repositoryRoot.appendingPathComponent("deploy/flowd.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for key in ConfigurationFile.keys {
+            #expect(text.contains("\n\(key):") || text.contains("# \(key):"), "deploy/flowd.yaml does not show \(key)")
+        }
+        let file = try ConfigurationFile.load(contentsOf: path)
+        #expect(file.inspectionDelay == 5)
+        #expect(file.peerMessageRate == 50_000)
     }
 
     @Test func settingsThatDoNotFitTogetherAreRefused() {

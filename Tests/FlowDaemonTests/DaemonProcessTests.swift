@@ -114,6 +114,8 @@ func endpoints(_ transport: String) -> [String] {
         control: ipc://\(directory.path)/control
         events: [ "ipc://\(directory.path)/events" ]
         heartbeatInterval: 200
+        peerMessageRate: 0
+        inspectionDelay: 0
         """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(["--config", config.path, "--heartbeat-timeout", "900"])
         let (control, events) = try daemon.readyEndpoints()
@@ -126,14 +128,19 @@ func endpoints(_ transport: String) -> [String] {
         #expect(welcome.heartbeatTimeout == 900)
         #expect(daemon.signal(SIGTERM) == 0)
 
-        // Tried: an unknown key, a negative number.
-        try "colour: blue\nheartbeatInterval: -3\n".write(to: config, atomically: true, encoding: .utf8)
+        // Tried: an unknown key, a negative number, a negative delay.
+        try "colour: blue\nheartbeatInterval: -3\ninspectionDelay: -1\n".write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         let refused = try DaemonProcess(["--config", config.path])
         _ = try refused.line(containing: "cannot start")
         refused.process.waitUntilExit()
         #expect(refused.process.terminationStatus == 1)
         #expect(refused.standardError.contains("\(config.path):1:1: unknown key 'colour'"))
         #expect(refused.standardError.contains("'heartbeatInterval' must be a positive whole number"))
+        #expect(refused.standardError.contains("'inspectionDelay' must be 0 or a positive whole number"))
     }
 
     @Test func aBrokenFlowsFileOrABadEndpointStopsFlowdWithAClearError() throws {

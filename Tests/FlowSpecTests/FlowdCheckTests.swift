@@ -48,11 +48,16 @@ import Testing
     }
 
     @Test func badArgumentsAreUsageErrors() throws {
-        // Tried: no file, an unknown format, an unknown subcommand, a file that does not exist.
+        // Tried: no file, an unknown format, an unknown subcommand, a negative rate and delay, a file that does not
+        // exist.
         let flowd = try builtProduct("flowd")
         #expect(try run(flowd, ["check"]).status == 64)
         #expect(try run(flowd, ["check", "--format", "svg", demoFlows]).status == 64)
         #expect(try run(flowd, ["frobnicate"]).status == 64)
+        #expect(try run(flowd, ["--peer-message-rate=-1"]).status == 64)
+        let delay = try run(flowd, ["--inspection-delay=-5"])
+        #expect(delay.status == 64)
+        #expect(delay.errors.contains("--inspection-delay must be 0 or more milliseconds, not -5"))
         let missing = try run(flowd, ["check", "/no/such/flows.yaml"])
         #expect(missing.status == 1)
         #expect(missing.errors.contains("cannot read /no/such/flows.yaml"))

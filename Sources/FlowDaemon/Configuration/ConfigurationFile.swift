@@ -13,7 +13,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys a file may have.
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
-        "deepLinkWait", "peerMessageRate", "curveSecretKey", "authorizedKeys",
+        "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys",
     ]
 
     /// The flow file.
@@ -36,6 +36,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var deepLinkWait: Int?
     /// Messages per second per peer (0: no limit).
     public var peerMessageRate: Int?
+    /// Milliseconds batched inspection events may wait (0: published at the end of each turn).
+    public var inspectionDelay: Int?
     /// flowd's CURVE secret key (Z85); with it, every socket requires CURVE.
     public var curveSecretKey: String?
     /// Client id → CURVE public key (Z85).
@@ -75,6 +77,13 @@ public struct ConfigurationFile: Sendable, Hashable {
                 }
                 return number
             }
+            func count() -> Int? {
+                guard let number = value.int, number >= 0 else {
+                    problems.append("\(place): '\(key)' must be 0 or a positive whole number")
+                    return nil
+                }
+                return number
+            }
             func strings() -> [String]? {
                 if let single = value.string, case .scalar = value { return [single] }
                 guard case .sequence(let items) = value, items.allSatisfy({ $0.string != nil }) else {
@@ -98,7 +107,8 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "maxMessageSize": file.maxMessageSize = number()
             case "guardTimeout": file.guardTimeout = number()
             case "deepLinkWait": file.deepLinkWait = number()
-            case "peerMessageRate": file.peerMessageRate = number()
+            case "peerMessageRate": file.peerMessageRate = count()
+            case "inspectionDelay": file.inspectionDelay = count()
             case "curveSecretKey": file.curveSecretKey = value.string
             case "authorizedKeys":
                 guard case .mapping(let keys) = value,
@@ -146,6 +156,7 @@ extension ConfigurationFile {
         merged.guardTimeout = overrides.guardTimeout ?? guardTimeout
         merged.deepLinkWait = overrides.deepLinkWait ?? deepLinkWait
         merged.peerMessageRate = overrides.peerMessageRate ?? peerMessageRate
+        merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
         merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
         merged.authorizedKeys = (authorizedKeys ?? [:]).merging(overrides.authorizedKeys ?? [:]) { _, flag in flag }
         if merged.authorizedKeys?.isEmpty == true {
@@ -181,6 +192,7 @@ extension DaemonConfiguration {
         if let value = file.guardTimeout { engine.guardTimeout = .milliseconds(value) }
         if let value = file.deepLinkWait { engine.deepLinkWait = .milliseconds(value) }
         if let value = file.peerMessageRate { peerMessageRate = value }
+        if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
         if let secretKey = file.curveSecretKey {
             curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
         }
