@@ -54,7 +54,10 @@ extension ConnectionLoop {
                 replaceSockets()
                 return
             }
-            retransmit(olderThan: now - heartbeatTimeout)
+            if now >= nextOverdueCheck {
+                nextOverdueCheck = now + heartbeatTimeout / 20
+                retransmit(olderThan: now - heartbeatTimeout)
+            }
             if now - lastSent >= heartbeatInterval {
                 send(.heartbeat(Heartbeat()), session: setup.session)
             }
@@ -67,7 +70,8 @@ extension ConnectionLoop {
     /// Sends again what has waited too long for an answer (a message dropped on the way: a full queue, a flood
     /// refusal). flowd applies a step once whatever the number of copies.
     private func retransmit(olderThan moment: ContinuousClock.Instant) {
-        for sequence in inFlight.keys.sorted() where (inFlight[sequence]?.sentAt ?? moment) < moment {
+        let overdue = inFlight.compactMap { sequence, step in (step.sentAt ?? moment) < moment ? sequence : nil }
+        for sequence in overdue.sorted() {
             transmit(sequence)
         }
         if snapshotReason != nil, let requested = snapshotRequestedAt, requested < moment {

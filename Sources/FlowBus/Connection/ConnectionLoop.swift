@@ -57,6 +57,9 @@ final class ConnectionLoop {
     var lastSent: ContinuousClock.Instant
     var heartbeatInterval: Duration = .seconds(1)
     var heartbeatTimeout: Duration = .seconds(5)
+    /// When what waits too long for an answer is next looked for (a look goes through everything in flight: it
+    /// is done a few times per heartbeat timeout, not on every turn of the loop).
+    var nextOverdueCheck: ContinuousClock.Instant
     var maxMessageSize = 1 << 20
 
     // Messages.
@@ -113,6 +116,7 @@ final class ConnectionLoop {
         lastHeard = now
         lastSent = now
         lastSubscribed = now
+        nextOverdueCheck = now
         helloRetry = setup.options.reconnectInterval * 2
         do {
             context = try BusConnection.context.get()
