@@ -64,12 +64,13 @@ final class BusConnection: Sendable {
     /// Hands a request to the thread. Returns `false` (and the request is not taken) once the connection is closed.
     @discardableResult
     func enqueue(_ request: Request) -> Bool {
-        let taken = queue.withLock { queue -> Bool in
-            guard !queue.closed else { return false }
+        let (taken, first) = queue.withLock { queue -> (Bool, Bool) in
+            guard !queue.closed else { return (false, false) }
             queue.requests.append(request)
-            return true
+            return (true, queue.requests.count == 1)
         }
-        if taken {
+        // Only the first request of a batch wakes the thread: while it has not taken them, the wake-up is pending.
+        if first {
             wakeup.signal()
         }
         return taken

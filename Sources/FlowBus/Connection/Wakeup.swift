@@ -33,7 +33,8 @@ final class Wakeup: Sendable {
 
     /// Empties the pipe.
     func drain() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
+            while read(fileDescriptor, buffer.baseAddress, buffer.count) > 0 {}
+        }
     }
 }
