@@ -10,7 +10,7 @@ enum WatcherBenchmarks {
     }
 
     private static func latency(_ endToEnd: EndToEndBenchmarks, quick: Bool) throws -> [Result] {
-        let steps = quick ? 500 : 4_000
+        let steps = quick ? 1_000 : 4_000
         let rounds = quick ? 1 : 3
         var alone: [Double] = []
         var watched: [Double] = []
@@ -37,7 +37,7 @@ enum WatcherBenchmarks {
     }
 
     private static func throughput(_ endToEnd: EndToEndBenchmarks, quick: Bool) throws -> [Result] {
-        let steps = quick ? 4_000 : 24_000
+        let steps = quick ? 12_000 : 24_000
         let rounds = quick ? 1 : 3
         var alone: [LoadFigures] = []
         var watched: [LoadFigures] = []
