@@ -134,7 +134,7 @@ enum ProfileBenchmarks {
                 let message = StepMessage(step: BusRoles.step(index), sequence: UInt64(index), presentable: nil)
                 outgoing +=
                     coordinator.receive(frames(UInt64(index + 1), .step(message)), from: "bench/s1", now: 0).count
-                published += coordinator.endOfTurn(now: 0).count
+                published += coordinator.publishDueInspection(now: 0).count
             }
         }
         precondition(outgoing >= steps * 2, "each step should publish a batch and be acknowledged")

@@ -111,12 +111,7 @@ func printError(_ line: String) {
 
 /// Writes a line to standard output at once (not buffered: a pipe sees each line as it comes).
 func printLine(_ line: String) {
-    printLines(line + "\n")
-}
-
-/// Writes lines (each ending with a newline) to standard output at once, in one write.
-func printLines(_ lines: String) {
-    printLines(Array(lines.utf8))
+    printLines(Array((line + "\n").utf8))
 }
 
 /// Writes lines of UTF-8 (each ending with a newline) to standard output at once, in one write.

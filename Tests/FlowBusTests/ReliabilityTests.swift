@@ -147,6 +147,47 @@ import Testing
         await ticker.close()
     }
 
+    /// flowd restarts with a lower size limit while three steps wait in the client, the middle one now too large.
+    /// It cannot be sent, and flowd applies steps in order: the step after it fails too (rather than wait for
+    /// good behind a number flowd never gets), and the next step emitted takes the numbers back and is applied.
+    @Test func aWaitingStepThatNoLongerFitsFailsWithTheStepsAfterItAndTheNextStepGoesThrough() async throws {
+        func error(_ result: Result<Fate, any Error>) -> FlowBusError? {
+            if case .failure(let error) = result { error as? FlowBusError } else { nil }
+        }
+        let flows = try flowsFile(tickerFlows)
+        let directory = uniqueDirectory()
+        let endpoints = ["--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events"]
+        let first = try Daemon(arguments: ["--flows", flows] + endpoints)
+        var options = first.options()
+        options.reconnectIntervalMax = .milliseconds(200)
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
+        #expect(try await ticker.emit("tick", ["n": 0]).isAccepted)
+        #expect(first.process.signal(SIGTERM) == 0)
+
+        // Numbered in this order while flowd is away: small, large, small.
+        let padding = JSONValue.string(String(repeating: "x", count: 10_000))
+        let steps: [JSONObject] = [["n": 1], ["n": 2, "padding": padding], ["n": 3]]
+        var fates: [Task<Fate, any Error>] = []
+        for (index, parameters) in steps.enumerated() {
+            fates.append(Task { try await ticker.emit("tick", parameters) })
+            try await eventually("step \(index + 1) waiting") { ticker.waitingSteps == index + 1 }
+        }
+        let second = try Daemon(arguments: ["--flows", flows, "--max-message-size", "4096"] + endpoints)
+        // Every waiting step gets its fate (a step held up behind a lost number would wait for good).
+        try await eventually("every waiting step decided", within: .seconds(20)) { ticker.waitingSteps == 0 }
+        #expect(try await fates[0].value.isAccepted)
+        let large = await fates[1].result
+        #expect(error(large)?.code == .tooLarge)
+        let after = await fates[2].result
+        #expect(error(after)?.code == .refused)
+        #expect(error(after)?.message.contains("applied in order") == true)
+        #expect(try await ticker.emit("tick", ["n": 4]).isAccepted)
+        let inspector = try await InspectorClient.connect(options: second.options())
+        #expect(try await inspector.counter("stepsIn") == 2)
+        await inspector.close()
+        await ticker.close()
+    }
+
     @Test func cancellingAWaitingEmitLeavesTheConnectionWorkingAndTheStepDelivered() async throws {
         let setup = try await tickerBehindRelay()
         let (relay, ticker, inspector) = (setup.relay, setup.ticker, setup.inspector)

@@ -96,7 +96,7 @@ import Testing
             }
         }
         emitter.start()
-        stats.waitForExit()
+        try stats.waitForExit()
         emitting.withLock { $0 = false }
         #expect(stats.process.terminationStatus == 0)
         let report = try JSONDecoder().decode(JSONValue.self, from: Data(stats.output.utf8)).objectValue

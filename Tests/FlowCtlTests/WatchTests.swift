@@ -26,7 +26,7 @@ import Testing
         }
         try json.waitForOutput(containing: "\"reason\":\"notVisible\"")
         try wishlist.waitForOutput(containing: "movieIsPicked {\"withId\":7}")
-        counted.waitForExit()
+        try counted.waitForExit()
         #expect(counted.process.terminationStatus == 0)
         for watcher in [text, json, table, wishlist] {
             watcher.terminate(with: SIGINT)

@@ -59,9 +59,9 @@ struct Bus {
         }
     }
 
-    /// Ends the loop's turn, as the server does once it handled what was waiting.
-    mutating func endTurn() {
-        sent += coordinator.endOfTurn(now: now)
+    /// Publishes the batched inspection events that are due, as the server does at the end of each turn.
+    mutating func publishDue() {
+        sent += coordinator.publishDueInspection(now: now)
     }
 
     /// The EVENT messages published so far, one per event.

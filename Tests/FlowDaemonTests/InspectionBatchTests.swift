@@ -27,7 +27,7 @@ import Testing
         _ = bus.coordinator.subscription(Array("inb/".utf8), subscribed: true, now: bus.now)
         journey(&bus)
         #expect(bus.batches().isEmpty, "nothing batched goes out before the turn ends")
-        bus.endTurn()
+        bus.publishDue()
 
         let batches = bus.batches()
         #expect(batches.map(\.topic) == ["inb/-/", "inb/kiosk/", "inb/lobby/"])
@@ -55,7 +55,7 @@ import Testing
 
         // The next turn starts empty.
         let count = batches.count
-        bus.endTurn()
+        bus.publishDue()
         #expect(bus.batches().count == count)
     }
 
@@ -69,12 +69,12 @@ import Testing
         bus.now += 3
         _ = bus.hello(.stepper, "kiosk/app", name: "app")
         bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
-        bus.endTurn()
+        bus.publishDue()
         #expect(bus.batches().isEmpty, "the oldest event has waited 3 ms of 5")
         #expect(bus.coordinator.nextWakeUp() == first + 5)
 
         bus.now = first + 5
-        bus.endTurn()
+        bus.publishDue()
         let batches = bus.batches().map(\.batch)
         #expect(batches.count == 1, "one message for both turns")
         let times = batches.flatMap(\.events).map(\.at)
@@ -92,7 +92,7 @@ import Testing
         for sequence in 1...600 {
             bus.send(.step(StepMessage(step: Step("teleport"), sequence: UInt64(sequence))), from: "kiosk/app")
         }
-        bus.endTurn()
+        bus.publishDue()
         let batches = bus.batches().map(\.batch)
         #expect(batches.count > 1)
         #expect(batches.allSatisfy { $0.events.count <= 512 && !$0.events.isEmpty })
@@ -110,14 +110,14 @@ import Testing
         var bus = try Bus()
         _ = bus.coordinator.subscription(Array(topic.utf8), subscribed: true, now: bus.now)
         journey(&bus)
-        bus.endTurn()
+        bus.publishDue()
         #expect(!bus.events().isEmpty == perEvent)
         #expect(!bus.batches().isEmpty == batched)
 
         _ = bus.coordinator.subscription(Array(topic.utf8), subscribed: false, now: bus.now)
         let published = bus.sent.count
         bus.send(.step(StepMessage(step: Step("teleport"), sequence: 4)), from: "kiosk/app")
-        bus.endTurn()
+        bus.publishDue()
         #expect(
             !bus.sent[published...].contains { outgoing in
                 if case .publish(let topic, _) = outgoing {

@@ -41,7 +41,7 @@ import Testing
         try presenter.waitForOutput(containing: "● CastDetail(castId: 3)", after: mark)
         await app.close()
         presenter.send("quit")
-        presenter.waitForExit()
+        try presenter.waitForExit()
         #expect(presenter.process.terminationStatus == 0)
         #expect(daemon.signal(SIGTERM) == 0)
     }

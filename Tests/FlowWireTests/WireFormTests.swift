@@ -105,7 +105,8 @@ import Testing
 
     /// Bad bodies tried: not an object, a missing member (nested in an array), null for a required member, a
     /// string for a number, a negative sequence, an id too big for an id, a fraction for an index, an unknown
-    /// command, style and visibility, a number beyond 2^53 given as a double; unknown members are ignored.
+    /// command, style and visibility, numbers from 2^53 on given as doubles (1e300, 1e19, 9007199254740993.0); unknown
+    /// members are ignored.
     @Test(arguments: [
         ("[]", "must be an object, not an array"),
         (
@@ -139,6 +140,15 @@ import Testing
         ),
         (
             #"{"presenter":"p","sequence":1e300,"epoch":"e","flow":1,"commands":[]}"#,
+            #""sequence" must be a whole number from 0"#
+        ),
+        // Fits a UInt64, but a double holds it only approximately: refused rather than rounded.
+        (
+            #"{"presenter":"p","sequence":1e19,"epoch":"e","flow":1,"commands":[]}"#,
+            #""sequence" must be a whole number from 0"#
+        ),
+        (
+            #"{"presenter":"p","sequence":9007199254740993.0,"epoch":"e","flow":1,"commands":[]}"#,
             #""sequence" must be a whole number from 0"#
         ),
     ])

@@ -16,13 +16,7 @@ public struct InspectedItems: AsyncSequence, Sendable {
         var index = 0
 
         public mutating func next() async -> Inspected? {
-            while index == current.count {
-                guard let batch = await batches.next() else { return nil }
-                current = batch
-                index = 0
-            }
-            defer { index += 1 }
-            return current[index]
+            await next(isolation: nil)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Inspected? {

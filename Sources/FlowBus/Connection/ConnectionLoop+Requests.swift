@@ -28,23 +28,42 @@ extension ConnectionLoop {
         return lastMessageID
     }
 
-    /// Sends a step or deep link, remembering which message carried it; one too large to send fails (only when
-    /// flowd lowered its limit since the step was numbered, after a restart: `emit` checks the size first).
+    /// Sends a step or deep link, remembering which message carried it. One too large to send (only when flowd
+    /// lowered its limit since the step was numbered, after a restart: `emit` checks the size first) fails, and
+    /// so does every later step in flight (see ``giveUp(from:)``).
     func transmit(_ sequence: UInt64) {
         guard var step = inFlight[sequence] else { return }
         if let previous = step.messageID {
             sequenceOfMessage[previous] = nil
         }
         guard let id = send(step.type, body: step.body, session: step.session) else {
-            inFlight[sequence] = nil
-            connection.releaseStep()
-            step.fate?.resume(with: .failure(tooLarge))
+            giveUp(from: sequence)
             return
         }
         sequenceOfMessage[id] = sequence
         step.messageID = id
         step.sentAt = clock.now
         inFlight[sequence] = step
+    }
+
+    /// Fails a numbered step that cannot be sent, and every later one in flight, and takes their numbers back:
+    /// flowd applies a sender's steps in order, so a number it never gets would hold up every later step for
+    /// good (each refused as a `sequenceGap`). The next step emitted takes the first number given back.
+    private func giveUp(from first: UInt64) {
+        let later = FlowBusError(
+            .refused,
+            "not sent: step \(first), emitted before it, no longer fits flowd's limit of \(maxMessageSize) bytes, and steps are applied in order"
+        )
+        for sequence in inFlight.keys.filter({ $0 >= first }).sorted() {
+            guard let step = inFlight.removeValue(forKey: sequence) else { continue }
+            if let id = step.messageID {
+                sequenceOfMessage[id] = nil
+            }
+            connection.releaseStep()
+            step.fate?.resume(with: .failure(sequence == first ? tooLarge : later))
+        }
+        lastSequence = first - 1
+        resentAfterGap = min(resentAfterGap, first - 1)
     }
 
     private var tooLarge: FlowBusError {

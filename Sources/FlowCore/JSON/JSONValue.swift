@@ -62,12 +62,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The number as a whole number of the type, when it is one exactly: an integer that fits, or a double
-    /// without fraction that fits and that a double holds exactly (up to 2^53 — beyond, the text it was read from
-    /// may have had digits the double lost). `nil` otherwise.
+    /// without fraction that fits and that a double holds exactly (below 2^53 — from there on, the text it was
+    /// read from may have had digits the double lost: 9007199254740993.0 reads as 2^53). `nil` otherwise.
     public func exactInteger<I: FixedWidthInteger>(as type: I.Type = I.self) -> I? {
         switch self {
         case .int(let number): I(exactly: number)
-        case .double(let number) where number.magnitude <= 9_007_199_254_740_992: I(exactly: number)
+        case .double(let number) where number.magnitude < 9_007_199_254_740_992: I(exactly: number)
         default: nil
         }
     }

@@ -70,16 +70,9 @@ public struct ConfigurationFile: Sendable, Hashable {
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             let place = "\(path):\(keyNode.mark?.line ?? 0):\(keyNode.mark?.column ?? 0)"
-            func number() -> Int? {
-                guard let number = value.int, number > 0 else {
-                    problems.append("\(place): '\(key)' must be a positive whole number")
-                    return nil
-                }
-                return number
-            }
-            func count() -> Int? {
-                guard let number = value.int, number >= 0 else {
-                    problems.append("\(place): '\(key)' must be 0 or a positive whole number")
+            func number(orZero: Bool = false) -> Int? {
+                guard let number = value.int, number > 0 || (orZero && number == 0) else {
+                    problems.append("\(place): '\(key)' must be \(orZero ? "0 or " : "")a positive whole number")
                     return nil
                 }
                 return number
@@ -107,8 +100,8 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "maxMessageSize": file.maxMessageSize = number()
             case "guardTimeout": file.guardTimeout = number()
             case "deepLinkWait": file.deepLinkWait = number()
-            case "peerMessageRate": file.peerMessageRate = count()
-            case "inspectionDelay": file.inspectionDelay = count()
+            case "peerMessageRate": file.peerMessageRate = number(orZero: true)
+            case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
             case "authorizedKeys":
                 guard case .mapping(let keys) = value,

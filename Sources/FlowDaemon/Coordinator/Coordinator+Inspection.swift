@@ -26,7 +26,7 @@ extension Coordinator {
     /// Publishes what is due at the end of a turn of the loop: the batched inspection events (EVENTS), one message
     /// per session, once the oldest has waited ``DaemonConfiguration/inspectionBatchDelay``. The server calls it
     /// once it has handled everything that was waiting (``nextWakeUp()`` says when it is due).
-    public mutating func endOfTurn(now: Int64) -> [Outgoing] {
+    public mutating func publishDueInspection(now: Int64) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
         if let oldest = inspectionBatches.oldest,

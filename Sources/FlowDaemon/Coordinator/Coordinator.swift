@@ -73,7 +73,7 @@ public struct Coordinator: Sendable {
         return min(lastTick + period, engineDeadline)
     }
 
-    /// The earliest time at which ``tick(now:)`` or ``endOfTurn(now:)`` has something to do: the next tick, or
+    /// The earliest time at which ``tick(now:)`` or ``publishDueInspection(now:)`` has something to do: the next tick, or
     /// when batched inspection events are due.
     public func nextWakeUp() -> Int64 {
         let inspectionDue =

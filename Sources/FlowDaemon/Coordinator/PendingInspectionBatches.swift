@@ -13,6 +13,8 @@ struct PendingInspectionBatches: Sendable {
         let session: SessionID?
         var text: [UInt8] = Body.opening
         var count = 0
+        /// When its first event was added (ms since 1970).
+        var firstAt: Int64?
 
         init(session: SessionID?) {
             self.session = session
@@ -25,6 +27,7 @@ struct PendingInspectionBatches: Sendable {
             if count > 0 {
                 text.append(UInt8(ascii: ","))
             }
+            firstAt = firstAt ?? at
             JSONObjectWriter.object(appendingTo: &text) { entry in
                 entry.member("kind", kind)
                 entry.member("at", Int(at))
@@ -49,8 +52,11 @@ struct PendingInspectionBatches: Sendable {
 
     private var bodies: [Body] = []
     private var indices: [String: Int] = [:]
+
     /// When the oldest event waiting was added (ms since 1970), if one is waiting.
-    private(set) var oldest: Int64?
+    var oldest: Int64? {
+        bodies.compactMap(\.firstAt).min()
+    }
 
     /// Adds an event to its session's batch, its fields written by `fields`; returns the batch when that filled
     /// it, to publish now.
@@ -76,7 +82,6 @@ struct PendingInspectionBatches: Sendable {
         writeFields: (inout JSONObjectWriter) -> Void
     ) -> Body? {
         let key = session?.rawValue ?? ""
-        oldest = oldest ?? at
         let index: Int
         if let known = indices[key] {
             index = known
@@ -96,7 +101,6 @@ struct PendingInspectionBatches: Sendable {
         defer {
             bodies.removeAll()
             indices.removeAll()
-            oldest = nil
         }
         return bodies.filter { $0.count > 0 }
     }

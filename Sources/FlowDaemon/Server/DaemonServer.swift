@@ -136,7 +136,7 @@ public final class DaemonServer: Sendable {
             if Self.now() >= coordinator.nextTick() {
                 deliver(coordinator.tick(now: Self.now()), router, events)
             }
-            deliver(coordinator.endOfTurn(now: Self.now()), router, events)
+            deliver(coordinator.publishDueInspection(now: Self.now()), router, events)
         }
         logger.info("flowd stopped")
     }

@@ -139,23 +139,27 @@ struct WireFields {
         WireFieldError("\"\(name(key))\" must be \(expected), not \(members[key]?.kindName ?? "absent")")
     }
 
-    static func string(_ value: JSONValue, _ name: String) throws(WireFieldError) -> String {
+    /// `name` is only formatted for an error: reading a message names no field that is right.
+    static func string(_ value: JSONValue, _ name: @autoclosure () -> String) throws(WireFieldError) -> String {
         guard case .string(let text) = value else {
-            throw WireFieldError("\"\(name)\" must be a string, not \(value.kindName)")
+            throw WireFieldError("\"\(name())\" must be a string, not \(value.kindName)")
         }
         return text
     }
 
     /// A whole number of the type (see ``JSONValue/exactInteger(as:)``).
-    static func whole<I: FixedWidthInteger>(_ value: JSONValue, _ name: String) throws(WireFieldError) -> I {
+    static func whole<I: FixedWidthInteger>(
+        _ value: JSONValue,
+        _ name: @autoclosure () -> String
+    ) throws(WireFieldError) -> I {
         switch value {
         case .int, .double:
             guard let number = value.exactInteger(as: I.self) else {
-                throw WireFieldError("\"\(name)\" must be a whole number from \(I.min) to \(I.max), not \(value)")
+                throw WireFieldError("\"\(name())\" must be a whole number from \(I.min) to \(I.max), not \(value)")
             }
             return number
         default:
-            throw WireFieldError("\"\(name)\" must be a whole number, not \(value.kindName)")
+            throw WireFieldError("\"\(name())\" must be a whole number, not \(value.kindName)")
         }
     }
 }

@@ -31,12 +31,12 @@ struct EndToEndBenchmarks {
     }
 
     /// Steps per second from `steppers` processes through flowd to a presenter process (acknowledgements
-    /// included), and with `watching`, a `flowctl watch` attached.
-    func flowdThroughput(_ transport: String, steppers: Int, steps: Int, watching: Bool = false) throws -> Double {
-        try flowdLoad(transport, steppers: steppers, steps: steps, watching: watching).stepsPerSecond
+    /// included).
+    func flowdThroughput(_ transport: String, steppers: Int, steps: Int) throws -> Double {
+        try flowdLoad(transport, steppers: steppers, steps: steps).stepsPerSecond
     }
 
-    /// Throughput as ``flowdThroughput(_:steppers:steps:watching:)``, and flowd's own processor time per step
+    /// Throughput as ``flowdThroughput(_:steppers:steps:)`` (with `watching`, a `flowctl watch` attached), and flowd's own processor time per step
     /// meanwhile (µs, all its threads): what flowd does for each step, whatever else competes for the cores; and
     /// the watcher's, when there is one.
     func flowdLoad(
