@@ -27,13 +27,19 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "FlowStore", dependencies: ["CSQLite"]),
         .target(name: "FlowCore"),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "ZeroMQ", .product(name: "Yams", package: "Yams"),
+                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowStore", "ZeroMQ",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
             name: "FlowDaemonTests",

@@ -30,11 +30,12 @@ extension FlowSpecification {
             validator.validate()
             diagnostics += validator.diagnostics
         }
-        guard let spec, diagnostics.isEmpty else {
+        guard var spec, diagnostics.isEmpty else {
             let sorted = diagnostics.sorted { $0.location < $1.location }
             let count = sorted.count == 1 ? "1 problem" : "\(sorted.count) problems"
             throw FlowSpecError(.invalidSpecification, "\(file) has \(count)", diagnostics: sorted)
         }
+        spec.source = text
         return spec
     }
 }

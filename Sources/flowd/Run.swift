@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FlowDaemon
 import FlowSpec
+import FlowStore
 import Foundation
 import Logging
 
@@ -15,9 +16,21 @@ struct Run: ParsableCommand {
             SIGTERM or SIGINT stop it gracefully (exit 0); SIGHUP reloads the flows file, keeping the running \
             sessions when the new file is valid and refusing it (with its problems) when not.
 
+            Sessions are durable by default: flowd keeps a journal and snapshots in SQLite (flowd.db) in its state \
+            directory, $XDG_STATE_HOME/flowbus (else ~/.local/state/flowbus), and a restart — even kill -9 — brings \
+            back every session and every acknowledged step. --ephemeral (or --state-dir none) keeps them in memory \
+            only. One flowd per state directory.
+
+            Exit codes: 0 stopped by a signal; 1 cannot start (configuration, flows file, an endpoint in use); \
+            64 bad arguments; 65 the state file is damaged, foreign or newer than this flowd; 73 another flowd holds \
+            the state directory; 74 the journal cannot be written (flowd stops rather than acknowledge what is not \
+            written); 78 the flows file lost flows that stored sessions use.
+
             Examples:
               flowd --flows deploy/flows/movies.yaml
               flowd --flows app.yaml --control ipc:///run/flowbus/control --events ipc:///run/flowbus/events
+              flowd --flows app.yaml --state-dir /var/lib/flowbus --durability fsync
+              flowd --flows app.yaml --ephemeral
             """
     )
 
@@ -80,6 +93,41 @@ struct Run: ParsableCommand {
     )
     var authorized: [String] = []
 
+    @Option(
+        help:
+            "Where sessions are kept (journal and snapshots in flowd.db); none keeps them in memory only. Default: $XDG_STATE_HOME/flowbus, else ~/.local/state/flowbus."
+    )
+    var stateDir: String?
+
+    @Flag(help: "Keep sessions in memory only (the same as --state-dir none): a restart loses them.")
+    var ephemeral = false
+
+    @Option(
+        help:
+            "What an acknowledgement waits for: os (written to the operating system: survives kill -9), fsync (on the disk: survives a power loss), off (nothing: a crash loses the last turn). Default: os."
+    )
+    var durability: Durability?
+
+    @Option(
+        help:
+            "How long a session no peer touches is kept before it is ended and removed, as 7d, 12h, 30m or 45s; 0 keeps it for ever. Default: 7d."
+    )
+    var idleSessionExpiry: String?
+
+    @Option(
+        help: "Journal entries after which a session is written whole (a snapshot). Default: \(defaults.snapshotEvery)."
+    )
+    var snapshotEvery: Int?
+
+    @Option(help: "How often sessions changed since their last snapshot are written whole, as 60s or 5m. Default: 60s.")
+    var snapshotInterval: String?
+
+    @Flag(
+        help:
+            "At start-up, end the stored sessions that use flows the flows file no longer has (else flowd refuses to start)."
+    )
+    var dropSessionsWithMissingFlows = false
+
     @Option(help: "The lowest level logged to standard error: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
@@ -104,6 +152,11 @@ struct Run: ParsableCommand {
             keys[parts[0]] = parts[1]
         }
         flags.authorizedKeys = keys.isEmpty ? nil : keys
+        flags.stateDir = ephemeral ? "none" : stateDir
+        flags.durability = durability
+        flags.idleSessionExpiry = idleSessionExpiry.flatMap(DurationText.parse)
+        flags.snapshotEvery = snapshotEvery
+        flags.snapshotInterval = snapshotInterval.flatMap(DurationText.parse)
         return flags
     }
 
@@ -121,13 +174,24 @@ struct Run: ParsableCommand {
         if let inspectionDelay, inspectionDelay < 0 {
             throw ValidationError("--inspection-delay must be 0 or more milliseconds, not \(inspectionDelay)")
         }
+        for (name, text) in [("--idle-session-expiry", idleSessionExpiry), ("--snapshot-interval", snapshotInterval)] {
+            if let text, DurationText.parse(text) == nil {
+                throw ValidationError("\(name) takes a duration such as 7d, 12h, 30m or 45s, not '\(text)'")
+            }
+        }
+        if let snapshotEvery, snapshotEvery <= 0 {
+            throw ValidationError("--snapshot-every must be 1 or more, not \(snapshotEvery)")
+        }
+        if ephemeral, let stateDir, stateDir != "none" {
+            throw ValidationError("--ephemeral and --state-dir \(stateDir) contradict each other; give one")
+        }
         for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
         }
     }
 
     func run() throws {
-        let configuration: DaemonConfiguration
+        var configuration: DaemonConfiguration
         do {
             let file = try config.map { try ConfigurationFile.load(contentsOf: $0) } ?? ConfigurationFile()
             configuration = try DaemonConfiguration(
@@ -138,6 +202,7 @@ struct Run: ParsableCommand {
             printError("flowd: cannot start: \(error)")
             throw ExitCode.failure
         }
+        configuration.dropSessionsWithMissingFlows = dropSessionsWithMissingFlows
         let specification: FlowSpecification
         do {
             specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
@@ -162,6 +227,12 @@ struct Run: ParsableCommand {
         defer { signals.cancel() }
         do {
             try server.run()
+        } catch let error as StoreError {
+            printError("flowd: \(error.message)")
+            throw ExitCode(Self.exitCode(for: error.code))
+        } catch let error as FlowsChangedError {
+            printError("flowd: cannot start: \(error)")
+            throw ExitCode(78)
         } catch {
             printError("flowd: \(error)")
             throw ExitCode.failure
@@ -193,7 +264,20 @@ final class SignalHandlers {
     }
 }
 
+extension Run {
+    /// The exit code for a state that cannot be used (see the help's list).
+    static func exitCode(for code: StoreError.Code) -> Int32 {
+        switch code {
+        case .locked: 73
+        case .unavailable: 74
+        default: 65
+        }
+    }
+}
+
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension Durability: ExpressibleByArgument {}
 
 /// The built-in settings, for the help texts.
 private let defaults = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: "")

@@ -57,7 +57,8 @@ struct Run: AsyncParsableCommand {
             try processes.start(
                 "flowd",
                 "flowd",
-                ["--flows", flows, "--no-tcp", "--log-level", "warning"] + endpoints,
+                // The demo keeps nothing: no state read from, or left in, the user's state directory.
+                ["--flows", flows, "--no-tcp", "--ephemeral", "--log-level", "warning"] + endpoints,
                 input: false
             )
             // The journey's eyes on flowd: one inspector for the whole demo (connecting waits for flowd to start).

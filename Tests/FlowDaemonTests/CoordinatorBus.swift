@@ -14,7 +14,18 @@ struct Bus {
     var sent: [Outgoing] = []
     var messageID: UInt64 = 0
 
-    init(flows: String? = nil, peerMessageRate: Int = 50_000, inspectionBatchDelay: Duration = .zero) throws {
+    let specification: FlowSpecification
+    let configuration: DaemonConfiguration
+
+    /// A coordinator on `flows` (the demo's by default); `durable` keeps a journal (what goes to the store is taken
+    /// with `coordinator.takeStoreGroup()`).
+    init(
+        flows: String? = nil,
+        peerMessageRate: Int = 50_000,
+        inspectionBatchDelay: Duration = .zero,
+        durable: Bool = false,
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) throws {
         let spec = try flows.map { try FlowSpecification.parse($0) } ?? FlowSpecification.load(contentsOf: demoFlows)
         var configuration = DaemonConfiguration(
             controlEndpoints: ["inproc://c"],
@@ -24,6 +35,10 @@ struct Bus {
         configuration.engine.guardTimeout = .seconds(2)
         configuration.peerMessageRate = peerMessageRate
         configuration.inspectionBatchDelay = inspectionBatchDelay
+        configuration.stateDirectory = durable ? "unused: the test writes the store" : nil
+        configure(&configuration)
+        self.specification = spec
+        self.configuration = configuration
         coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
     }
 

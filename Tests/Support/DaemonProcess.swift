@@ -6,10 +6,29 @@ public final class DaemonProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var errorText = ""
 
-    /// Starts the built flowd with `arguments`.
+    /// Its state directory: the one `arguments` name, else a fresh one of its own (never the user's).
+    public let stateDirectory: String?
+    /// Whether the state directory was made for this process (then it goes with it).
+    private let ownsStateDirectory: Bool
+
+    /// Starts the built flowd with `arguments`; without `--state-dir` or `--ephemeral` among them, it gets a fresh
+    /// state directory of its own.
     public init(_ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: try builtProduct("flowd"))
-        process.arguments = arguments
+        if let index = arguments.firstIndex(of: "--state-dir"), index + 1 < arguments.count {
+            stateDirectory = arguments[index + 1]
+            ownsStateDirectory = false
+            process.arguments = arguments
+        } else if arguments.contains("--ephemeral") || arguments.contains(where: { $0.hasPrefix("--state-dir=") }) {
+            stateDirectory = nil
+            ownsStateDirectory = false
+            process.arguments = arguments
+        } else {
+            let directory = uniqueDirectory("fs")
+            stateDirectory = directory
+            ownsStateDirectory = true
+            process.arguments = arguments + ["--state-dir", directory]
+        }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -34,6 +53,16 @@ public final class DaemonProcess: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+        }
+        if ownsStateDirectory {
+            removeState()
+        }
+    }
+
+    /// Removes the state directory (when the test is done with it).
+    public func removeState() {
+        if let stateDirectory {
+            try? FileManager.default.removeItem(atPath: stateDirectory)
         }
     }
 

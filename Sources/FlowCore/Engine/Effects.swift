@@ -23,6 +23,11 @@ public struct Effects: Sendable, Hashable {
         fates.first { $0.token == token }?.fate
     }
 
+    /// The sessions these effects concern, sorted.
+    public var sessions: [SessionID] {
+        Set(events.map(\.session) + batches.map(\.session) + questions.map(\.session)).sorted()
+    }
+
     /// Whether there is nothing to do.
     public var isEmpty: Bool {
         batches.isEmpty && events.isEmpty && questions.isEmpty

@@ -195,6 +195,34 @@ public struct FlowEngine: Sendable {
         return effects
     }
 
+    /// Brings back a session exactly as it was when its snapshot was taken — deadlines included, counted on the
+    /// same clock — asking nothing: what a daemon does when it restarts from its own journal. The engine's time
+    /// must not be past the moment the snapshot was taken, or deadlines would fire late.
+    public mutating func resume(_ snapshot: SessionSnapshot) throws(FlowCoreError) {
+        guard snapshot.version == SessionSnapshot.currentVersion else {
+            throw FlowCoreError(
+                .invalidSnapshot,
+                "snapshot version \(snapshot.version) is not \(SessionSnapshot.currentVersion); restore it with the FlowBus that wrote it"
+            )
+        }
+        guard sessions[snapshot.state.id] == nil else {
+            throw FlowCoreError(.sessionExists, "session \(snapshot.state.id) already runs; end it before restoring")
+        }
+        store(
+            try Session(state: snapshot.state, registry: registry, options: options, now: now, renewingDeadlines: false)
+        )
+    }
+
+    /// The guard questions waiting for an answer, in every session: to ask again when the process that asked them
+    /// is gone (a restarted daemon).
+    public var pendingGuardRequests: [GuardRequest] {
+        sessionIDs.compactMap { id in
+            sessions[id]?.state.pendingGuard.map {
+                GuardRequest(session: id, id: $0.id, question: $0.question, deadline: $0.deadline)
+            }
+        }
+    }
+
     /// What is on screen in a session.
     public func screens(of id: SessionID) -> ScreenTree? {
         sessions[id]?.state.screens

@@ -53,8 +53,16 @@ struct Session: Sendable {
         drain()
     }
 
-    /// Restores a session from its state, remaking its flows with `registry`.
-    init(state: SessionState, registry: FlowRegistry, options: EngineOptions, now: EngineTime) throws(FlowCoreError) {
+    /// Restores a session from its state, remaking its flows with `registry`. With `renewingDeadlines`, deadlines
+    /// start again at `now` and a waiting guard question is asked again (the state came from another engine);
+    /// without, the session is exactly as it was, on the same clock.
+    init(
+        state: SessionState,
+        registry: FlowRegistry,
+        options: EngineOptions,
+        now: EngineTime,
+        renewingDeadlines: Bool = true
+    ) throws(FlowCoreError) {
         var flows: [FlowID: any Flow] = [:]
         for record in state.flows.values.sorted(by: { $0.id < $1.id }) {
             let flow = try registry.make(record.name, parameters: record.parameters)
@@ -70,6 +78,7 @@ struct Session: Sendable {
         self.flows = flows
         self.options = options
         self.now = now
+        guard renewingDeadlines else { return }
         // Deadlines were counted on the old engine's clock: they start again on this one's. A guard question
         // that was waiting is asked again (the old asker is gone).
         self.state.waitingDeepLinks = state.waitingDeepLinks.map {

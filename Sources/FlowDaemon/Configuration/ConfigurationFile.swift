@@ -1,3 +1,4 @@
+import FlowStore
 import Foundation
 import Yams
 
@@ -13,7 +14,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys a file may have.
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
-        "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys",
+        "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys", "stateDir",
+        "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval",
     ]
 
     /// The flow file.
@@ -42,6 +44,16 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var curveSecretKey: String?
     /// Client id → CURVE public key (Z85).
     public var authorizedKeys: [String: String]?
+    /// The state directory; `none` keeps sessions in memory only.
+    public var stateDir: String?
+    /// What an acknowledgement waits for: `os`, `fsync` or `off`.
+    public var durability: Durability?
+    /// How long a session without peers is kept (`0`: for ever).
+    public var idleSessionExpiry: Duration?
+    /// Journal entries after which a session is written whole.
+    public var snapshotEvery: Int?
+    /// How often changed sessions are written whole.
+    public var snapshotInterval: Duration?
 
     /// An empty configuration: every default.
     public init() {}
@@ -103,6 +115,24 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "peerMessageRate": file.peerMessageRate = number(orZero: true)
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
+            case "stateDir": file.stateDir = value.string
+            case "durability":
+                guard let durability = value.string.flatMap(Durability.init(rawValue:)) else {
+                    problems.append("\(place): 'durability' must be os, fsync or off")
+                    continue
+                }
+                file.durability = durability
+            case "idleSessionExpiry", "snapshotInterval":
+                guard let text = value.string, let duration = DurationText.parse(text) else {
+                    problems.append("\(place): '\(key)' must be a duration such as 7d, 12h, 30m or 45s")
+                    continue
+                }
+                if key == "idleSessionExpiry" {
+                    file.idleSessionExpiry = duration
+                } else {
+                    file.snapshotInterval = duration
+                }
+            case "snapshotEvery": file.snapshotEvery = number()
             case "authorizedKeys":
                 guard case .mapping(let keys) = value,
                     keys.allSatisfy({ $0.key.string != nil && $0.value.string != nil })
@@ -151,6 +181,11 @@ extension ConfigurationFile {
         merged.peerMessageRate = overrides.peerMessageRate ?? peerMessageRate
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
         merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
+        merged.stateDir = overrides.stateDir ?? stateDir
+        merged.durability = overrides.durability ?? durability
+        merged.idleSessionExpiry = overrides.idleSessionExpiry ?? idleSessionExpiry
+        merged.snapshotEvery = overrides.snapshotEvery ?? snapshotEvery
+        merged.snapshotInterval = overrides.snapshotInterval ?? snapshotInterval
         merged.authorizedKeys = (authorizedKeys ?? [:]).merging(overrides.authorizedKeys ?? [:]) { _, flag in flag }
         if merged.authorizedKeys?.isEmpty == true {
             merged.authorizedKeys = nil
@@ -186,6 +221,17 @@ extension DaemonConfiguration {
         if let value = file.deepLinkWait { engine.deepLinkWait = .milliseconds(value) }
         if let value = file.peerMessageRate { peerMessageRate = value }
         if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
+        let stateDir = file.stateDir ?? StateDirectory.defaultPath(environment: environment)
+        stateDirectory = stateDir == "none" ? nil : stateDir
+        if let value = file.durability { durability = value }
+        if let value = file.idleSessionExpiry { idleSessionExpiry = value == .zero ? nil : value }
+        if let value = file.snapshotEvery { snapshotEvery = value }
+        if let value = file.snapshotInterval {
+            guard value > .zero else {
+                throw ConfigurationError("the snapshot interval must be longer than zero")
+            }
+            snapshotInterval = value
+        }
         if let secretKey = file.curveSecretKey {
             curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
         }

@@ -1,4 +1,5 @@
 import FlowCore
+import FlowStore
 import FlowWire
 import Foundation
 
@@ -28,6 +29,23 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var inspectionBatchDelay: Duration = .milliseconds(5)
     /// CURVE encryption and client authentication; `nil` for none.
     public var curve: CurveSettings?
+    /// Where the sessions are kept (the journal and snapshots, `flowd.db`); `nil` keeps them in memory only
+    /// (`--ephemeral`): a restart then loses them.
+    public var stateDirectory: String?
+    /// What an acknowledgement waits for.
+    public var durability = Durability.os
+    /// A session's snapshot is written once this many journal entries follow the last one.
+    public var snapshotEvery = 1000
+    /// Sessions changed since their last snapshot get a new one this often.
+    public var snapshotInterval: Duration = .seconds(60)
+    /// Sessions without a peer for this long are ended and removed; `nil` keeps them for ever.
+    public var idleSessionExpiry: Duration? = .seconds(7 * 24 * 3600)
+    /// Whether sessions whose flows the flows file no longer has are dropped at start-up (otherwise flowd refuses
+    /// to start, naming them).
+    public var dropSessionsWithMissingFlows = false
+
+    /// Whether the sessions are kept in a store.
+    public var durable: Bool { stateDirectory != nil }
 
     /// A configuration with these endpoints and flows.
     public init(controlEndpoints: [String], eventsEndpoints: [String], flowsFile: String) {

@@ -2,7 +2,7 @@ import FlowCore
 import FlowWire
 
 /// A step that was dropped, as `flowctl explain` shows it.
-struct DroppedStep: Sendable, Codable {
+struct DroppedStep: Sendable, Hashable, Codable {
     /// When it was dropped (ms since 1970).
     let at: Int64
     let step: Step
@@ -34,7 +34,9 @@ extension Coordinator {
     ) {
         guard !fate.isAccepted, engine.hasSession(session) else { return }
         var drops = recentDrops[session, default: []]
-        drops.append(DroppedStep(at: now, step: step, source: source.json, sender: sender?.peer, fate: WireFate(fate)))
+        drops.append(
+            DroppedStep(at: wallNow, step: step, source: source.json, sender: sender?.peer, fate: WireFate(fate))
+        )
         if drops.count > Self.rememberedDrops {
             drops.removeFirst(drops.count - Self.rememberedDrops)
         }

@@ -30,7 +30,7 @@ extension Coordinator {
         self.now = max(self.now, now)
         output = []
         if let oldest = inspectionBatches.oldest,
-            self.now - oldest >= configuration.inspectionBatchDelay.milliseconds
+            wallNow - oldest >= configuration.inspectionBatchDelay.milliseconds
         {
             for batch in inspectionBatches.take() {
                 publish(batch)
@@ -65,7 +65,7 @@ extension Coordinator {
             publish(.event, body: body.finished(), topic: "ins/\(session?.rawValue ?? "-")/\(kind)", session: session)
         }
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: kind, at: now, session: session, fields: fields)
+            let full = inspectionBatches.add(kind: kind, at: wallNow, session: session, fields: fields)
         {
             publish(full)
         }
@@ -74,7 +74,7 @@ extension Coordinator {
     /// Adds a batch of commands, as published for a presenter (its COMMANDS body), to its session's EVENTS.
     mutating func inspectCommands(_ body: [UInt8], session: SessionID) {
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: "commands", at: now, session: session, fieldsText: body)
+            let full = inspectionBatches.add(kind: "commands", at: wallNow, session: session, fieldsText: body)
         {
             publish(full)
         }

@@ -18,14 +18,21 @@ extension Coordinator {
             ]
         )
         do {
-            apply(
-                try engine.report(
-                    report.visibility,
-                    of: report.presentables,
-                    by: PresenterID(peer.name),
-                    session: session
-                )
+            let effects = try engine.report(
+                report.visibility,
+                of: report.presentables,
+                by: PresenterID(peer.name),
+                session: session
             )
+            record(
+                .visibility(
+                    presenter: PresenterID(peer.name),
+                    visibility: report.visibility,
+                    presentables: report.presentables
+                ),
+                session: session
+            )
+            apply(effects)
         } catch {
             reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
         }

@@ -13,11 +13,14 @@ extension Coordinator {
             result = .array(
                 engine.sessionIDs.map { id in
                     let inspection = engine.inspect(id)
+                    let activity = activity[id]
                     return [
                         "session": .string(id.rawValue),
                         "ready": .bool(inspection?.isReady ?? false),
                         "flows": .int(inspection?.flows.count ?? 0),
                         "peers": .int(peers.values.filter { $0.session == id }.count),
+                        "createdAt": activity.map { .int(Int($0.createdAt)) } ?? .null,
+                        "lastActivity": activity.map { .int(Int($0.lastActivity)) } ?? .null,
                     ]
                 }
             )
@@ -27,12 +30,14 @@ extension Coordinator {
                     [
                         "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
                         "session": peer.session.map { .string($0.rawValue) } ?? .null,
-                        "lastHeard": .int(Int(peer.lastHeard)),
+                        "lastHeard": .int(Int(peer.lastHeard + wallOffset)),
                     ]
                 }
             )
         case "stats":
             result = (try? JSONValue(encoding: counters)) ?? .null
+        case "store":
+            result = storeReport()
         case "tree":
             guard let session, let inspection = engine.inspect(session) else {
                 reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
@@ -50,18 +55,14 @@ extension Coordinator {
                 reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
                 return
             }
-            apply(engine.endSession(session))
-            commandSequences[session] = nil
-            pending[session] = nil
-            recentDrops[session] = nil
-            steppers = steppers.filter { $0.key.session != session }
+            endSession(session)
             result = ["ended": .string(session.rawValue)]
         default:
             reply(
                 to: peer.id,
                 correlation: header.id,
                 error: "unknownQuery",
-                "unknown query '\(query.what)'; ask for sessions, registrations, stats, tree, drops or endSession"
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, tree, drops or endSession"
             )
             return
         }
@@ -72,7 +73,9 @@ extension Coordinator {
     mutating func sessionData(_ data: SessionDataMessage, from peer: Peer, header: Header) {
         guard let session = session(of: peer, header: header) else { return }
         do {
-            try engine.setSessionData(data.key, data.value == .null ? nil : data.value, session: session)
+            let value = data.value == .null ? nil : data.value
+            try engine.setSessionData(data.key, value, session: session)
+            record(.sessionData(key: data.key, value: value), session: session)
             inspect("sessionData", session: session, ["key": .string(data.key), "value": data.value])
             send(
                 .reply(Reply(result: ["key": .string(data.key)])),
@@ -97,7 +100,9 @@ extension Coordinator {
             return
         }
         do {
-            apply(try engine.answerGuard(answer.question, allowed: answer.allowed, session: session))
+            let effects = try engine.answerGuard(answer.question, allowed: answer.allowed, session: session)
+            record(.guardAnswer(question: answer.question, allowed: answer.allowed), session: session)
+            apply(effects)
         } catch {
             reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
         }

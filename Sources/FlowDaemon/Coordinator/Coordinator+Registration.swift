@@ -58,10 +58,8 @@ extension Coordinator {
         var created = false
         if let session, !engine.hasSession(session) {
             do {
-                let effects = try specification.startSession(session, in: &engine)
-                counters.sessionsCreated += 1
+                try startSession(session)
                 created = true
-                apply(effects)
             } catch {
                 reply(to: peer, correlation: correlation, error: error.code.rawValue, error.message)
                 return
@@ -96,17 +94,37 @@ extension Coordinator {
         )
     }
 
+    /// Starts a session of the flows: its root flow and first steps.
+    mutating func startSession(_ session: SessionID) throws(FlowCoreError) {
+        let effects = try specification.startSession(session, in: &engine)
+        counters.sessionsCreated += 1
+        activity[session] = SessionActivity(createdAt: wallNow, lastActivity: wallNow)
+        record(.sessionStarted, session: session)
+        apply(effects)
+    }
+
+    /// A presenter is gone (it left, was silent too long, or flowd restarted): its visible screens become hidden.
+    mutating func presenterLost(_ presenter: PresenterID, session: SessionID) {
+        let effects = engine.presenterLost(presenter, session: session)
+        guard !effects.isEmpty else { return }
+        record(.presenterLost(presenter: presenter), session: session)
+        apply(effects)
+    }
+
     /// Forgets a peer; a presenter's screens become hidden (steps paused), not dismissed.
     mutating func unregister(_ peer: String, reason: String) {
         guard let registered = peers.removeValue(forKey: peer) else {
             return
         }
         if registered.role == .presenter, let session = registered.session {
-            apply(engine.presenterLost(PresenterID(registered.name), session: session))
+            presenterLost(PresenterID(registered.name), session: session)
         }
         if registered.role == .inspector {
-            // What it injected was numbered for this connection only.
-            steppers = steppers.filter { $0.key.role != .inspector || $0.key.name != peer }
+            inspectorLeft(peer)
+        }
+        if let session = registered.session {
+            let wall = wallNow
+            activity[session]?.lastActivity = wall
         }
         logger.info("unregistered", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
         inspect(
@@ -117,5 +135,16 @@ extension Coordinator {
                 "reason": .string(reason),
             ]
         )
+    }
+}
+
+extension Coordinator {
+    /// An inspector left: what it injected was numbered for its connection only, in every session.
+    mutating func inspectorLeft(_ name: String) {
+        let keys = steppers.keys.filter { $0.role == .inspector && $0.name == name }
+        for key in keys {
+            steppers[key] = nil
+            record(.inspectorLeft(name: name), session: key.session)
+        }
     }
 }

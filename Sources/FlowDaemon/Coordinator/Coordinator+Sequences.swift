@@ -2,13 +2,13 @@ import FlowCore
 import FlowWire
 
 /// Why a numbered step was refused: the ERROR its sender got, and gets again if it sends the step again.
-struct StepRefusal: Sendable, Hashable {
+struct StepRefusal: Sendable, Hashable, Codable {
     let code: String
     let message: String
 }
 
 /// What became of a numbered step: its fate, or its refusal.
-enum StepOutcome: Sendable {
+enum StepOutcome: Sendable, Hashable, Codable {
     case fate(WireFate)
     case refused(StepRefusal)
 }
@@ -78,6 +78,7 @@ extension Coordinator {
         to peer: String,
         correlation: UInt64
     ) {
+        record(.refused(stepper: key, sequence: sequence, refusal: refusal), session: key.session)
         steppers[key, default: StepperRecord()].remember(
             .refused(refusal),
             of: sequence,
@@ -99,8 +100,7 @@ extension Coordinator {
             guard sequence == record.lastSequence + 1 || (record.lastSequence == 0 && sequence > 0) else {
                 return (false, record.lastSequence)
             }
-            record.lastSequence = sequence
-            record.pending.insert(sequence)
+            record.take(sequence)
             return (true, sequence)
         }(&steppers[key, default: StepperRecord()])
         if admitted {

@@ -26,29 +26,37 @@ extension Coordinator {
         } else {
             source = .stepper(peer.name)
         }
-        take([message.step], sequence: message.sequence, of: key, from: peer, header: header) { engine in
-            engine.receive(message.step, from: source, session: session)
-        }
+        guard declared([message.step], sequence: message.sequence, of: key, from: peer, header: header) else { return }
+        submitStep(
+            message.step,
+            from: source,
+            sequence: message.sequence,
+            of: key,
+            sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt)
+        )
     }
 
     /// A deep link: like a step, by sequence, but sent to every flow.
     mutating func deepLink(_ message: DeepLinkMessage, from peer: Peer, header: Header) {
-        guard let (session, key) = number(message.sequence, from: peer, header: header) else { return }
-        take(message.path, sequence: message.sequence, of: key, from: peer, header: header) { engine in
-            engine.deepLink(message.path, session: session)
-        }
+        guard let (_, key) = number(message.sequence, from: peer, header: header),
+            declared(message.path, sequence: message.sequence, of: key, from: peer, header: header)
+        else { return }
+        submitDeepLink(
+            message.path,
+            sequence: message.sequence,
+            of: key,
+            sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt)
+        )
     }
 
-    /// Takes in a numbered step or deep link: its steps must be declared; then `submit` gives it to the engine,
-    /// and its fate is acknowledged when decided.
-    private mutating func take(
+    /// Whether every step of a numbered step or deep link is declared; one that is not is refused.
+    private mutating func declared(
         _ steps: [Step],
         sequence: UInt64,
         of key: StepperKey,
         from peer: Peer,
-        header: Header,
-        submit: (inout FlowEngine) -> (token: StepToken, effects: Effects)
-    ) {
+        header: Header
+    ) -> Bool {
         if let unknown = steps.first(where: { specification.step(named: $0.name) == nil }) {
             refuse(
                 sequence,
@@ -60,22 +68,50 @@ extension Coordinator {
                 to: peer.id,
                 correlation: header.id
             )
-            return
+            return false
         }
+        return true
+    }
+
+    /// Gives a taken step to the engine; its fate is acknowledged when decided.
+    mutating func submitStep(
+        _ step: Step,
+        from source: StepSource,
+        sequence: UInt64,
+        of key: StepperKey,
+        sender: StepSender
+    ) {
+        record(
+            .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
+            session: key.session
+        )
         counters.stepsIn += 1
-        let (token, effects) = submit(&engine)
+        let (token, effects) = engine.receive(step, from: source, session: key.session)
+        awaitFate(of: token, sequence: sequence, of: key, sender: sender)
+        apply(effects)
+    }
+
+    /// Gives a taken deep link to the engine; its fate is acknowledged when decided.
+    mutating func submitDeepLink(_ path: [Step], sequence: UInt64, of key: StepperKey, sender: StepSender) {
+        record(.deepLink(stepper: key, sequence: sequence, path: path, sender: sender), session: key.session)
+        counters.stepsIn += 1
+        let (token, effects) = engine.deepLink(path, session: key.session)
+        awaitFate(of: token, sequence: sequence, of: key, sender: sender)
+        apply(effects)
+    }
+
+    private mutating func awaitFate(of token: StepToken, sequence: UInt64, of key: StepperKey, sender: StepSender) {
         remember(
             token,
             in: key.session,
             PendingAcknowledgement(
-                peer: peer.id,
+                peer: sender.peer,
                 stepper: key,
                 sequence: sequence,
-                correlation: header.id,
-                sentAt: header.sentAt
+                correlation: sender.correlation,
+                sentAt: sender.sentAt
             )
         )
-        apply(effects)
     }
 
     private mutating func remember(_ token: StepToken, in session: SessionID, _ acknowledgement: PendingAcknowledgement)
@@ -157,13 +193,13 @@ extension Coordinator {
     }
 
     /// Asks the guard registered under the question's guard name; with none, the question waits for its deadline.
-    private mutating func ask(_ request: GuardRequest) {
+    mutating func ask(_ request: GuardRequest) {
         let message = GuardQuestionMessage(
             question: request.id,
             guardName: request.question.guardName,
             subject: request.question.subject,
             step: request.question.step,
-            deadline: request.deadline.milliseconds
+            deadline: request.deadline.milliseconds + wallOffset
         )
         guard
             let peer = peers.values.filter({ $0.role == .guard && $0.name == request.question.guardName }).map(\.id)

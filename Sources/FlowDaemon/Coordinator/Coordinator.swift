@@ -1,5 +1,6 @@
 import FlowCore
 import FlowSpec
+import FlowStore
 import FlowWire
 import Logging
 
@@ -14,7 +15,8 @@ public struct Coordinator: Sendable {
     public internal(set) var specification: FlowSpecification
     /// The configuration.
     public let configuration: DaemonConfiguration
-    /// This run of the daemon: presenters resync when it changes.
+    /// The daemon's state: it stays across restarts that keep state (a state directory) and changes when state is
+    /// lost (`--ephemeral`, a new state directory). Presenters resync when it changes.
     public let epoch: String
     /// What was counted so far.
     public internal(set) var counters = Counters()
@@ -34,7 +36,22 @@ public struct Coordinator: Sendable {
     var allowances: [String: MessageAllowance] = [:]
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
+    /// flowd's clock (milliseconds): monotonic, continued across restarts from the store; timers and deadlines run
+    /// on it.
     var now: Int64 = 0
+    /// The wall clock minus flowd's clock: timestamps that leave flowd (`sentAt`, `at`) are on the wall clock.
+    /// The server sets it every turn; it moves with NTP, and the timers do not.
+    public var wallOffset: Int64 = 0
+    /// When this run started, on flowd's clock: idle sessions count their idleness from it at the earliest.
+    var startedAt: Int64
+    /// What goes to the store: journal entries and snapshots waiting for the end of the turn.
+    var journal: JournalBuffer
+    /// When each session was created and last used.
+    var activity: [SessionID: SessionActivity] = [:]
+    /// When idle sessions were last looked for, on flowd's clock.
+    var lastIdleCheck: Int64
+    /// What the store holds and how fast it writes, as the server last read it (`nil` when ephemeral).
+    public var storeStatistics: StoreStatistics?
     /// When ``tick(now:)`` last ran: it runs at least every half heartbeat interval, however busy the daemon is.
     var lastTick: Int64 = 0
     let logger: Logger
@@ -53,6 +70,9 @@ public struct Coordinator: Sendable {
         self.epoch = epoch
         self.now = now
         self.lastTick = now
+        self.startedAt = now
+        self.lastIdleCheck = now
+        self.journal = JournalBuffer(isEnabled: configuration.durable, startedAt: now)
         self.codec = WireCodec(maxBodySize: configuration.maxMessageSize)
         self.engine = FlowEngine(
             registry: specification.registry,
@@ -77,7 +97,8 @@ public struct Coordinator: Sendable {
     /// when batched inspection events are due.
     public func nextWakeUp() -> Int64 {
         let inspectionDue =
-            inspectionBatches.oldest.map { $0 + configuration.inspectionBatchDelay.milliseconds } ?? Int64.max
+            inspectionBatches.oldest.map { $0 - wallOffset + configuration.inspectionBatchDelay.milliseconds }
+            ?? Int64.max
         return min(nextTick(), inspectionDue)
     }
 
@@ -104,7 +125,13 @@ public struct Coordinator: Sendable {
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
-        peers[peer]?.lastHeard = self.now
+        if let index = peers.index(forKey: peer) {
+            peers.values[index].lastHeard = self.now
+            if let session = peers.values[index].session {
+                let wall = wallNow
+                activity[session]?.lastActivity = wall
+            }
+        }
         dispatch(envelope, from: peer, userID: userID)
         return output
     }
@@ -114,8 +141,13 @@ public struct Coordinator: Sendable {
         self.now = max(self.now, now)
         lastTick = self.now
         output = []
-        apply(engine.advanceTime(to: EngineTime(milliseconds: self.now)))
+        let passed = engine.advanceTime(to: EngineTime(milliseconds: self.now))
+        for session in passed.sessions {
+            record(.timePassed, session: session)
+        }
+        apply(passed)
         forgetQuietAllowances()
+        endIdleSessions()
         let timeout = configuration.heartbeatTimeout.milliseconds
         let interval = configuration.heartbeatInterval.milliseconds
         for id in peers.keys.sorted() {
@@ -145,6 +177,8 @@ public struct Coordinator: Sendable {
         }
         engine = reloaded
         self.specification = specification
+        // Deadlines started again on the new engine: every session is written whole, and replays from there.
+        journal.snapshotDue.formUnion(engine.sessionIDs)
         output = []
         for effects in questions {
             apply(effects)
@@ -198,12 +232,15 @@ public struct Coordinator: Sendable {
         }
     }
 
+    /// Now on the wall clock (milliseconds since 1970).
+    var wallNow: Int64 { now + wallOffset }
+
     // MARK: Output
 
     /// Sends a message to a peer.
     mutating func send(_ message: Message, to peer: String, session: SessionID?, correlation: UInt64?) {
         lastMessageID += 1
-        let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: now)
+        let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
         output.append(.toPeer(peer, codec.encode(Envelope(header: header, message: message))))
         Counters.bump(&counters.messagesOut, message.type.rawValue)
         peers[peer]?.lastSent = now
@@ -217,7 +254,7 @@ public struct Coordinator: Sendable {
     /// Publishes a message on the events socket, its body already written.
     mutating func publish(_ type: MessageType, body: [UInt8], topic: String, session: SessionID?) {
         lastMessageID += 1
-        let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: now)
+        let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: wallNow)
         output.append(.publish(topic: topic, codec.encode(header: header, type: type, body: body)))
         Counters.bump(&counters.messagesOut, type.rawValue)
     }

@@ -20,6 +20,10 @@ public struct Counters: Sendable, Hashable, Codable {
     public var sessionsCreated = 0
     /// Peers that went silent past the timeout.
     public var peersLost = 0
+    /// Sessions brought back from the store when flowd started.
+    public var sessionsRestored = 0
+    /// Sessions ended because no peer touched them for the idle expiry.
+    public var sessionsExpired = 0
 
     /// Adds one to a counter of a map.
     static func bump(_ map: inout [String: Int], _ key: String) {

@@ -22,6 +22,12 @@ struct StepperRecord: Sendable {
     /// Sequences taken in whose fate is not decided yet.
     var pending: Set<UInt64> = []
 
+    /// A sequence is taken: the sender's next step must come after it, and its fate is to come.
+    mutating func take(_ sequence: UInt64) {
+        lastSequence = sequence
+        pending.insert(sequence)
+    }
+
     /// A sequence's outcome is decided: kept to answer the step if it is sent again. The oldest are let go in
     /// chunks, once there are twice `count`, so that keeping the last `count` costs no shifting on every step.
     mutating func remember(_ outcome: StepOutcome, of sequence: UInt64, keeping count: Int) {
@@ -34,7 +40,7 @@ struct StepperRecord: Sendable {
 }
 
 /// Who waits for a step's fate.
-struct PendingAcknowledgement: Sendable, Hashable {
+struct PendingAcknowledgement: Sendable, Hashable, Codable {
     let peer: String
     let stepper: StepperKey
     let sequence: UInt64
@@ -45,7 +51,7 @@ struct PendingAcknowledgement: Sendable, Hashable {
 
 /// A sender of steps in a session, by its role and the name it registered with (a stepper and a presenter may
 /// share a name; their sequences are their own).
-struct StepperKey: Sendable, Hashable {
+struct StepperKey: Sendable, Hashable, Codable {
     let session: SessionID
     let role: Role
     let name: String

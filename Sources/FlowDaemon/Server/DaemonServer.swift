@@ -1,12 +1,17 @@
 import FlowCore
 import FlowSpec
+import FlowStore
 import Foundation
 import Logging
 import Synchronization
 import ZeroMQ
 
-/// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
-/// ``Coordinator``; other threads only ask it to stop or reload, through an inproc socket.
+/// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets, the
+/// ``Coordinator`` and the store; other threads only ask it to stop or reload, through an inproc socket.
+///
+/// Each turn of the loop takes what the sockets have, lets the coordinator apply it, writes what changed to the
+/// store in one transaction, and only then sends the answers: nothing leaves flowd about an input that is not
+/// written (unless the durability is `off`).
 public final class DaemonServer: Sendable {
     private let configuration: DaemonConfiguration
     private let specification: FlowSpecification
@@ -33,8 +38,10 @@ public final class DaemonServer: Sendable {
         self.context = try Context()
     }
 
-    /// Binds the endpoints and runs the event loop on the calling thread until ``stop()``.
-    /// - Throws: when an endpoint cannot be bound (in use, bad address...).
+    /// Restores the sessions, binds the endpoints and runs the event loop on the calling thread until ``stop()``;
+    /// then writes every session whole, so that the next start reads snapshots only.
+    /// - Throws: ``StoreError`` or ``FlowsChangedError`` when the state cannot be used, ``DaemonError`` when an
+    ///   endpoint is served by another process, and ZeroMQ's errors when one cannot be bound.
     public func run() throws {
         let started = state.withLock { state in
             guard state == .idle else { return false }
@@ -43,13 +50,20 @@ public final class DaemonServer: Sendable {
         }
         guard started else { return }
         defer { state.withLock { $0 = .stopped } }
-        // An ipc endpoint is a socket file: it goes when flowd stops, so no stale file is left behind.
-        defer {
-            for endpoint in configuration.controlEndpoints + configuration.eventsEndpoints
-            where endpoint.hasPrefix("ipc://") {
-                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
-            }
+
+        let ipcEndpoints = (configuration.controlEndpoints + configuration.eventsEndpoints).compactMap(IPCEndpoint.init)
+        for endpoint in ipcEndpoints where endpoint.isServed {
+            throw DaemonError(
+                "ipc://\(endpoint.path) is served by another process (another flowd?); stop it, or give this flowd other endpoints"
+            )
         }
+        var daemon = try DaemonState.open(
+            configuration: configuration,
+            specification: specification,
+            owner:
+                "pid \(ProcessInfo.processInfo.processIdentifier)\ncontrol \(configuration.controlEndpoints.joined(separator: " "))\n",
+            logger: logger
+        )
 
         let router = try Socket(.router, context: context)
         try router.setOption(.routerHandover, true)
@@ -66,16 +80,24 @@ public final class DaemonServer: Sendable {
             try secure([router, events], with: curve)
         }
         defer { authenticator?.stop() }
-        var bound: (control: [String], events: [String]) = ([], [])
-        for endpoint in configuration.controlEndpoints {
-            try prepare(endpoint)
-            try router.bind(endpoint)
-            bound.control.append(try router.lastEndpoint)
+        // An ipc endpoint is a socket file: it goes when flowd stops, so no stale file is left behind; only the
+        // files this flowd bound.
+        var boundFiles: [IPCEndpoint] = []
+        defer {
+            for file in boundFiles {
+                file.remove()
+            }
         }
-        for endpoint in configuration.eventsEndpoints {
-            try prepare(endpoint)
-            try events.bind(endpoint)
-            bound.events.append(try events.lastEndpoint)
+        var bound: (control: [String], events: [String]) = ([], [])
+        for (socket, endpoints) in [(router, configuration.controlEndpoints), (events, configuration.eventsEndpoints)] {
+            for endpoint in endpoints {
+                let file = IPCEndpoint(endpoint)
+                try file?.prepareDirectory()
+                try socket.bind(endpoint)
+                if let file { boundFiles.append(file) }
+                let last = try socket.lastEndpoint
+                if socket === router { bound.control.append(last) } else { bound.events.append(last) }
+            }
         }
         let controlList = bound.control.joined(separator: " ")
         let eventsList = bound.events.joined(separator: " ")
@@ -83,20 +105,16 @@ public final class DaemonServer: Sendable {
             "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
         )
 
-        var coordinator = Coordinator(
-            specification: specification,
-            configuration: configuration,
-            epoch: UUID().uuidString,
-            now: Self.now(),
-            logger: logger
-        )
+        var outgoing = daemon.pendingOutput
         var poller = Poller()
         let routerIndex = poller.register(router)
         let eventsIndex = poller.register(events)
         let controlIndex = poller.register(control)
+        let clock = daemon.clock
         loop: while true {
-            let wait = max(0, coordinator.nextWakeUp() - Self.now())
+            let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
+            daemon.coordinator.wallOffset = DaemonClock.wallNow - clock.now
             for (index, _) in ready {
                 switch index {
                 case routerIndex:
@@ -105,27 +123,27 @@ public final class DaemonServer: Sendable {
                         guard let message = try router.receive(dontWait: true), message.count > 1 else { break }
                         let peer = String(decoding: message[0], as: UTF8.self)
                         let frames = Array(message.frames.dropFirst())
-                        deliver(
-                            coordinator.receive(frames, from: peer, userID: message.userID, now: Self.now()),
-                            router,
-                            events
+                        outgoing += daemon.coordinator.receive(
+                            frames,
+                            from: peer,
+                            userID: message.userID,
+                            now: clock.now
                         )
                     }
                 case eventsIndex:
                     while let message = try events.receive(dontWait: true) {
                         guard let frame = message.frames.first, let kind = frame.first else { continue }
-                        let subscribed = kind == 1
-                        deliver(
-                            coordinator.subscription(Array(frame.dropFirst()), subscribed: subscribed, now: Self.now()),
-                            router,
-                            events
+                        outgoing += daemon.coordinator.subscription(
+                            Array(frame.dropFirst()),
+                            subscribed: kind == 1,
+                            now: clock.now
                         )
                     }
                 case controlIndex:
                     guard let message = try control.receive(dontWait: true) else { continue }
                     switch message.strings.first {
                     case "reload":
-                        applyReload(&coordinator, router, events)
+                        outgoing += applyReload(&daemon.coordinator)
                     default:
                         break loop
                     }
@@ -133,12 +151,52 @@ public final class DaemonServer: Sendable {
                     break
                 }
             }
-            if Self.now() >= coordinator.nextTick() {
-                deliver(coordinator.tick(now: Self.now()), router, events)
+            if clock.now >= daemon.coordinator.nextTick() {
+                outgoing += daemon.coordinator.tick(now: clock.now)
+                if let store = daemon.store {
+                    daemon.coordinator.storeStatistics = store.statistics
+                }
             }
-            deliver(coordinator.publishDueInspection(now: Self.now()), router, events)
+            outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
+            try finishTurn(&daemon, &outgoing, router, events)
         }
+        if let store = daemon.store {
+            do {
+                try store.commit(daemon.coordinator.takeStoreGroup(everything: true))
+            } catch {
+                logger.error("cannot write the sessions at exit: \(error); the next start replays the journal")
+            }
+        }
+        deliver(outgoing, router, events)
         logger.info("flowd stopped")
+    }
+
+    /// Writes what the turn changed, then sends what it produced (with `off` durability, the other way round).
+    /// - Throws: ``StoreError`` when the store cannot be written: flowd stops rather than acknowledge what is not
+    ///   written.
+    private func finishTurn(
+        _ daemon: inout DaemonState,
+        _ outgoing: inout [Outgoing],
+        _ router: Socket,
+        _ events: Socket
+    ) throws {
+        let group = daemon.coordinator.takeStoreGroup()
+        if configuration.durability == .off {
+            deliver(outgoing, router, events)
+            outgoing.removeAll(keepingCapacity: true)
+        }
+        if let store = daemon.store, !group.isEmpty {
+            do {
+                try store.commit(group)
+            } catch {
+                logger.critical(
+                    "cannot write the journal, stopping so that nothing unwritten is acknowledged: \(error)"
+                )
+                throw error
+            }
+        }
+        deliver(outgoing, router, events)
+        outgoing.removeAll(keepingCapacity: true)
     }
 
     /// Asks the event loop to stop; returns at once. Safe from any thread (a signal handler's queue).
@@ -168,15 +226,19 @@ public final class DaemonServer: Sendable {
         _ = try? socket.send(Message(strings: [command]), dontWait: false)
     }
 
-    /// Switches the coordinator to the flows ``reload()`` prepared.
-    private func applyReload(_ coordinator: inout Coordinator, _ router: Socket, _ events: Socket) {
-        guard let specification = reloaded.withLock({ $0.take() }) else { return }
+    /// Switches the coordinator to the flows ``reload()`` prepared; the sessions are written whole with them.
+    private func applyReload(_ coordinator: inout Coordinator) -> [Outgoing] {
+        guard let specification = reloaded.withLock({ $0.take() }) else { return [] }
         do {
-            deliver(try coordinator.reload(specification), router, events)
+            let output = try coordinator.reload(specification)
+            coordinator.setStoreMetadata(StoreKeys.flows, specification.source)
+            coordinator.setStoreMetadata(StoreKeys.flowsFile, specification.file)
             logger.info("flows reloaded from \(configuration.flowsFile): \(specification.summary)")
+            return output
         } catch {
             // A running session uses a flow the new file no longer has.
             logger.warning("reload refused, the running flows stay: \(error)")
+            return []
         }
     }
 
@@ -216,16 +278,14 @@ public final class DaemonServer: Sendable {
         }
         return handler
     }
+}
 
-    /// Makes the directory of an ipc endpoint.
-    private func prepare(_ endpoint: String) throws {
-        guard endpoint.hasPrefix("ipc://") else { return }
-        let path = String(endpoint.dropFirst("ipc://".count))
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
+/// Why flowd cannot run, in words an operator can act on.
+public struct DaemonError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong and what to do.
+    public let description: String
 
-    static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
+    init(_ description: String) {
+        self.description = description
     }
 }

@@ -14,6 +14,8 @@ public struct FlowSpecification: Sendable {
     public let steps: [StepDeclaration]
     /// Every flow, in file order.
     public let flows: [FlowDefinition]
+    /// The text it was read from: what a daemon keeps with its journal, to replay it with the same flows.
+    public internal(set) var source = ""
 
     /// The flow with this name.
     public func flow(named name: String) -> FlowDefinition? {

@@ -18,12 +18,16 @@ struct EndToEndBenchmarks {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// A flowd on fresh endpoints, ready.
-    func startFlowd(_ transport: String) throws -> (RoleProcess, BenchEndpoints) {
-        let endpoints = BenchEndpoints.make(transport, directory: directory + "/\(UUID().uuidString.prefix(8))")
+    /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
+    /// `ephemeral`.
+    func startFlowd(_ transport: String, ephemeral: Bool = false) throws -> (RoleProcess, BenchEndpoints) {
+        let run = directory + "/\(UUID().uuidString.prefix(8))"
+        let endpoints = BenchEndpoints.make(transport, directory: run)
+        let state = ephemeral ? ["--ephemeral"] : ["--state-dir", run + "/state"]
         let flowd = try RoleProcess(
             "flowd",
-            ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"],
+            ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"]
+                + state,
             quiet: true
         )
         try waitForFlowd(endpoints)

@@ -1,0 +1,134 @@
+import FlowCore
+import FlowStore
+import FlowWire
+
+extension Coordinator {
+    /// Keeps an input that changed a session, to be written before anything it caused leaves flowd. Nothing is
+    /// kept by an ephemeral flowd, or while the journal is replayed.
+    mutating func record(_ input: JournalInput, session: SessionID) {
+        guard journal.isRecording else { return }
+        let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
+        do {
+            journal.add(try FlowJSON.encode(entry), session: session, snapshotEvery: configuration.snapshotEvery)
+        } catch {
+            // Every part of an entry is plain data: this cannot fail, and if it did the session is written whole.
+            logger.error("cannot encode a journal entry of \(session): \(error)")
+            journal.snapshotDue.insert(session)
+        }
+    }
+
+    /// What this turn has to write, taken (the next turn starts empty): the journal entries, the snapshots due —
+    /// sessions with many entries, sessions changed since the last periodic snapshot, or every changed session
+    /// when `everything` (a graceful stop) — the sessions that ended, and flowd's clock.
+    public mutating func takeStoreGroup(everything: Bool = false) -> StoreGroup {
+        guard journal.isEnabled else { return StoreGroup() }
+        if everything || now - journal.lastPeriodicSnapshot >= configuration.snapshotInterval.milliseconds {
+            journal.lastPeriodicSnapshot = now
+            journal.snapshotDue.formUnion(journal.entriesSinceSnapshot.keys)
+        }
+        var group = StoreGroup()
+        swap(&group.entries, &journal.entries)
+        group.removed = journal.removed.map(\.rawValue).sorted()
+        journal.removed = []
+        for session in journal.snapshotDue.sorted() {
+            guard let bytes = snapshotBytes(of: session) else { continue }
+            group.snapshots.append(SnapshotRecord(session: session.rawValue, bytes: bytes))
+            journal.entriesSinceSnapshot[session] = nil
+        }
+        journal.snapshotDue = []
+        if !group.snapshots.isEmpty {
+            journal.lastSnapshotWall = wallNow
+        }
+        swap(&group.metadata, &journal.metadata)
+        if !group.isEmpty {
+            group.metadata[StoreKeys.clock] = String(now)
+        }
+        return group
+    }
+
+    /// Sets metadata to be written with the next group.
+    public mutating func setStoreMetadata(_ key: String, _ value: String) {
+        journal.metadata[key] = value
+    }
+
+    /// Marks every session to be written whole with the next group.
+    mutating func snapshotEverySession() {
+        journal.snapshotDue.formUnion(engine.sessionIDs)
+    }
+
+    /// A session's record, encoded; `nil` when the session is gone.
+    private func snapshotBytes(of session: SessionID) -> [UInt8]? {
+        guard let record = sessionRecord(of: session) else { return nil }
+        do {
+            return try FlowJSON.encode(record)
+        } catch {
+            logger.error("cannot encode the snapshot of \(session): \(error)")
+            return nil
+        }
+    }
+
+    /// Everything flowd keeps of a session.
+    func sessionRecord(of session: SessionID) -> SessionRecord? {
+        guard let snapshot = try? engine.snapshot(of: session) else { return nil }
+        let senders = steppers.filter { $0.key.session == session && $0.key.role != .inspector }
+            .sorted { ($0.key.role.rawValue, $0.key.name) < ($1.key.role.rawValue, $1.key.name) }
+            .map { key, record in
+                StoredSender(
+                    role: key.role,
+                    name: key.name,
+                    lastSequence: record.lastSequence,
+                    outcomes: record.acknowledgements.map { StoredOutcome(sequence: $0.sequence, outcome: $0.outcome) },
+                    pending: record.pending.sorted()
+                )
+            }
+        return SessionRecord(
+            engine: snapshot,
+            commandSequences: Dictionary(
+                uniqueKeysWithValues: (commandSequences[session] ?? [:]).map { ($0.key.rawValue, $0.value) }
+            ),
+            senders: senders,
+            waiting: (pending[session] ?? [:]).sorted { $0.key < $1.key }.map {
+                StoredWaitingStep(token: $0.key, acknowledgement: $0.value)
+            },
+            drops: recentDrops[session] ?? [],
+            activity: activity[session] ?? SessionActivity(createdAt: wallNow, lastActivity: wallNow)
+        )
+    }
+}
+
+/// The metadata keys flowd writes.
+public enum StoreKeys {
+    /// flowd's clock when the group was written (milliseconds): a restarted flowd continues from it.
+    public static let clock = "clock"
+    /// The epoch of the state (``Coordinator/epoch``).
+    public static let epoch = "epoch"
+    /// The text of the flows file the journal was written with: replayed with the same flows.
+    public static let flows = "flows"
+    /// Where that flows file was.
+    public static let flowsFile = "flowsFile"
+}
+
+extension Coordinator {
+    /// The `store` query: where the sessions are kept, how much is there, and how fast it is written.
+    func storeReport() -> JSONValue {
+        guard configuration.durable, let statistics = storeStatistics else {
+            return ["durable": false]
+        }
+        return [
+            "durable": true,
+            "location": .string(statistics.location),
+            "durability": .string(statistics.durability),
+            "bytes": .int(Int(statistics.bytes)),
+            "snapshots": .int(statistics.snapshots),
+            "journalEntries": .int(statistics.journalEntries),
+            "groupsWritten": .int(statistics.groups),
+            "snapshotsWritten": .int(statistics.snapshotsWritten),
+            "lastSnapshotAt": journal.lastSnapshotWall.map { .int(Int($0)) } ?? .null,
+            "writeMicroseconds": [
+                "last": .int(statistics.lastWriteMicroseconds),
+                "mean": .int(statistics.meanWriteMicroseconds),
+                "max": .int(statistics.maxWriteMicroseconds),
+            ],
+        ]
+    }
+}

@@ -1,0 +1,42 @@
+import FlowCore
+
+extension Coordinator {
+    /// How often idle sessions are looked for (milliseconds).
+    static let idleCheckInterval: Int64 = 10_000
+
+    /// Ends a session: its flows end, its screens are dismissed, and flowd forgets it (the store too).
+    mutating func endSession(_ session: SessionID) {
+        apply(engine.endSession(session))
+        commandSequences[session] = nil
+        pending[session] = nil
+        recentDrops[session] = nil
+        steppers = steppers.filter { $0.key.session != session }
+        activity[session] = nil
+        if journal.isEnabled {
+            journal.remove(session)
+        }
+    }
+
+    /// Ends the sessions no peer has touched for ``DaemonConfiguration/idleSessionExpiry``: no peer registered in
+    /// them, and no message for them since then (nor since this run of flowd started).
+    mutating func endIdleSessions() {
+        guard let expiry = configuration.idleSessionExpiry?.milliseconds,
+            now - lastIdleCheck >= min(Self.idleCheckInterval, expiry)
+        else { return }
+        lastIdleCheck = now
+        let started = startedAt + wallOffset
+        let cutoff = wallNow - expiry
+        let occupied = Set(peers.values.compactMap(\.session))
+        let idle = activity.filter { session, activity in
+            !occupied.contains(session) && max(activity.lastActivity, started) <= cutoff
+        }
+        for session in idle.keys.sorted() {
+            logger.info(
+                "ended an idle session",
+                metadata: ["session": "\(session)", "idleFor": "\((wallNow - idle[session]!.lastActivity) / 1000) s"]
+            )
+            counters.sessionsExpired += 1
+            endSession(session)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import FlowCore
+import FlowWire
+
+/// A session's whole state as flowd keeps it: the engine's snapshot and what the coordinator knows of the
+/// session (command sequences, each sender's numbering and remembered fates, steps waiting for their fate,
+/// recent drops, activity). A snapshot record replaces every journal entry of the session before it.
+struct SessionRecord: Sendable, Hashable, Codable {
+    /// The format of this record.
+    static let currentVersion = 1
+
+    var version = Self.currentVersion
+    /// The engine's state of the session.
+    var engine: SessionSnapshot
+    /// Each presenter's last command batch sequence.
+    var commandSequences: [String: UInt64]
+    /// Each sender's numbering and remembered outcomes.
+    var senders: [StoredSender]
+    /// Steps whose fate is still to come, by token.
+    var waiting: [StoredWaitingStep]
+    /// The last dropped steps, for `drops`.
+    var drops: [DroppedStep]
+    /// When the session was created and last used.
+    var activity: SessionActivity
+}
+
+/// A sender's record, with its key.
+struct StoredSender: Sendable, Hashable, Codable {
+    let role: Role
+    let name: String
+    let lastSequence: UInt64
+    let outcomes: [StoredOutcome]
+    let pending: [UInt64]
+}
+
+/// A remembered outcome of a numbered step.
+struct StoredOutcome: Sendable, Hashable, Codable {
+    let sequence: UInt64
+    let outcome: StepOutcome
+}
+
+/// A step whose fate is still to come, and who waits for it.
+struct StoredWaitingStep: Sendable, Hashable, Codable {
+    let token: StepToken
+    let acknowledgement: PendingAcknowledgement
+}
+
+/// When a session was created and last touched by a peer (milliseconds since 1970).
+struct SessionActivity: Sendable, Hashable, Codable {
+    var createdAt: Int64
+    var lastActivity: Int64
+}

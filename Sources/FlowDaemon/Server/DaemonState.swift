@@ -1,0 +1,96 @@
+import FlowCore
+import FlowSpec
+import FlowStore
+import Foundation
+import Logging
+
+/// The coordinator flowd starts with, and where its state goes: restored from the state directory (held for this
+/// process alone) or, for an ephemeral flowd, new.
+struct DaemonState {
+    var coordinator: Coordinator
+    let clock: DaemonClock
+    let store: (any SessionStore)?
+    let directory: StateDirectory?
+    /// What the restart itself has to send (guard questions asked again).
+    var pendingOutput: [Outgoing] = []
+
+    /// Opens the state: takes the state directory, reads the store, replays it with the flows it was written with,
+    /// then moves on to the current flows; writes the result before returning.
+    /// - Throws: ``StoreError`` or ``FlowsChangedError``: flowd must not start.
+    static func open(
+        configuration: DaemonConfiguration,
+        specification: FlowSpecification,
+        owner: String,
+        logger: Logger
+    ) throws -> DaemonState {
+        guard let path = configuration.stateDirectory else {
+            let clock = DaemonClock(continuingFrom: DaemonClock.wallNow)
+            var coordinator = Coordinator(
+                specification: specification,
+                configuration: configuration,
+                epoch: UUID().uuidString,
+                now: clock.now,
+                logger: logger
+            )
+            coordinator.wallOffset = DaemonClock.wallNow - clock.now
+            logger.info("flowd keeps its sessions in memory only (--ephemeral): a restart loses them")
+            return DaemonState(coordinator: coordinator, clock: clock, store: nil, directory: nil)
+        }
+        let started = ContinuousClock.now
+        let directory = try StateDirectory(path: path, owner: owner)
+        let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
+        let stored = try store.load()
+        let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
+        let clock = DaemonClock(continuingFrom: storedClock ?? DaemonClock.wallNow)
+        let epoch = stored.metadata[StoreKeys.epoch] ?? UUID().uuidString
+        var journalFlows = specification
+        if let storedFlows = stored.metadata[StoreKeys.flows], storedFlows != specification.source {
+            do {
+                journalFlows = try FlowSpecification.parse(
+                    storedFlows,
+                    file: stored.metadata[StoreKeys.flowsFile] ?? "the stored flows"
+                )
+            } catch {
+                throw StoreError(.invalidRecord, "the flows stored with the journal cannot be read: \(error.message)")
+            }
+        }
+        var (coordinator, summary) = try Coordinator.restoring(
+            stored,
+            specification: journalFlows,
+            configuration: configuration,
+            epoch: epoch,
+            now: clock.now,
+            logger: logger
+        )
+        coordinator.wallOffset = DaemonClock.wallNow - clock.now
+        if journalFlows.source != specification.source && summary.sessions > 0 {
+            let dropped = try coordinator.switchFlows(
+                to: specification,
+                droppingMissing: configuration.dropSessionsWithMissingFlows
+            )
+            logger.info(
+                "the flows file changed since the last run: the sessions go on with the new flows",
+                metadata: ["ended": "\(dropped.map(\.rawValue).joined(separator: " "))"]
+            )
+        } else if journalFlows.source != specification.source {
+            _ = try coordinator.switchFlows(to: specification, droppingMissing: true)
+        }
+        coordinator.setStoreMetadata(StoreKeys.epoch, epoch)
+        coordinator.setStoreMetadata(StoreKeys.flows, specification.source)
+        coordinator.setStoreMetadata(StoreKeys.flowsFile, specification.file)
+        let output = coordinator.restarted()
+        try store.commit(coordinator.takeStoreGroup())
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        logger.info(
+            "restored \(summary.sessions) sessions (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
+        )
+        return DaemonState(
+            coordinator: coordinator,
+            clock: clock,
+            store: store,
+            directory: directory,
+            pendingOutput: output
+        )
+    }
+}

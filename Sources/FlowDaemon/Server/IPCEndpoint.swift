@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An ipc endpoint's socket file.
+struct IPCEndpoint {
+    /// The socket file's path.
+    let path: String
+
+    /// The endpoint's socket file, or `nil` for an endpoint of another transport.
+    init?(_ endpoint: String) {
+        guard endpoint.hasPrefix("ipc://") else { return nil }
+        path = String(endpoint.dropFirst("ipc://".count))
+    }
+
+    /// Whether a process accepts connections on the socket file now: binding there would take the endpoint away
+    /// from it (libzmq replaces the file), so flowd refuses to start instead. A file nobody listens on is stale.
+    var isServed: Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return connected == 0
+    }
+
+    /// Makes the socket file's directory.
+    func prepareDirectory() throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// Removes the socket file.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

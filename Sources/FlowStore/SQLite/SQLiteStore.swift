@@ -1,0 +1,170 @@
+import Foundation
+
+/// The embedded store: one SQLite database file in WAL mode, written one transaction per group.
+///
+/// The file says what it is: its `application_id` is FlowBus's and its `user_version` the format version. A file
+/// that is not a database, belongs to another program or was written in a newer format is refused, never
+/// overwritten. A write cut short (flowd killed mid-write) is rolled back by SQLite when the file is next opened:
+/// the store holds every group that was committed, and nothing of the one that was not.
+public final class SQLiteStore: SessionStore {
+    /// The format this FlowBus writes and reads.
+    public static let formatVersion: Int64 = 1
+    /// "FBUS": marks a FlowBus state file.
+    public static let applicationID: Int64 = 0x4642_5553
+
+    private let database: SQLiteDatabase
+    private let durability: Durability
+    private let insertEntry: SQLiteStatement
+    private let upsertSnapshot: SQLiteStatement
+    private let deleteEntries: SQLiteStatement
+    private let deleteSnapshot: SQLiteStatement
+    private let upsertMetadata: SQLiteStatement
+    private var counts = StoreStatistics()
+    private var totalWriteMicroseconds = 0
+
+    /// Opens the state file at `path`, creating it when missing.
+    /// - Throws: ``StoreError`` `.corrupted`, `.foreign` or `.newerFormat` for a file flowd must not use, and
+    ///   `.unavailable` when it cannot be opened.
+    public init(path: String, durability: Durability) throws(StoreError) {
+        database = try SQLiteDatabase(path: path)
+        self.durability = durability
+        try Self.checkOrCreate(database)
+        // WAL: a writer never blocks on readers, and a commit appends to the log instead of rewriting pages.
+        try database.execute("PRAGMA journal_mode=WAL")
+        try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF")
+        insertEntry = try database.prepare("INSERT INTO journal(session, entry) VALUES (?1, ?2)")
+        upsertSnapshot = try database.prepare(
+            "INSERT INTO sessions(session, snapshot) VALUES (?1, ?2) ON CONFLICT(session) DO UPDATE SET snapshot = ?2"
+        )
+        deleteEntries = try database.prepare("DELETE FROM journal WHERE session = ?1")
+        deleteSnapshot = try database.prepare("DELETE FROM sessions WHERE session = ?1")
+        upsertMetadata = try database.prepare(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2"
+        )
+        counts.location = path
+        counts.durability = durability.rawValue
+        counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
+        counts.journalEntries = Int(try database.integer("SELECT count(*) FROM journal"))
+    }
+
+    /// Creates the tables in a new file; checks that an existing one is FlowBus's, in a format this one reads.
+    private static func checkOrCreate(_ database: SQLiteDatabase) throws(StoreError) {
+        let application = try database.integer("PRAGMA application_id")
+        let version = try database.integer("PRAGMA user_version")
+        let objects = try database.integer("SELECT count(*) FROM sqlite_master")
+        if application == 0 && version == 0 && objects == 0 {
+            try database.execute(
+                """
+                BEGIN;
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                CREATE TABLE sessions(session TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
+                CREATE TABLE journal(position INTEGER PRIMARY KEY, session TEXT NOT NULL, entry BLOB NOT NULL);
+                CREATE INDEX journal_by_session ON journal(session);
+                PRAGMA application_id = \(applicationID);
+                PRAGMA user_version = \(formatVersion);
+                COMMIT;
+                """
+            )
+            return
+        }
+        guard application == applicationID else {
+            throw StoreError(
+                .foreign,
+                "\(database.path) is an SQLite database of another program (application id \(application)); give flowd a state directory of its own"
+            )
+        }
+        guard version <= formatVersion else {
+            throw StoreError(
+                .newerFormat,
+                "\(database.path) was written by a newer FlowBus (state format \(version); this flowd reads up to \(formatVersion)); run that version, or move the file away to start empty"
+            )
+        }
+        guard version == formatVersion else {
+            throw StoreError(
+                .corrupted,
+                "\(database.path) says state format \(version), which no FlowBus wrote; move it away to start empty"
+            )
+        }
+    }
+
+    public func load() throws(StoreError) -> StoredState {
+        var state = StoredState()
+        let metadata = try database.prepare("SELECT key, value FROM meta")
+        while try metadata.step() {
+            state.metadata[metadata.text(at: 0)] = metadata.text(at: 1)
+        }
+        let snapshots = try database.prepare("SELECT session, snapshot FROM sessions")
+        while try snapshots.step() {
+            state.snapshots.append(SnapshotRecord(session: snapshots.text(at: 0), bytes: snapshots.bytes(at: 1)))
+        }
+        let entries = try database.prepare("SELECT session, entry FROM journal ORDER BY position")
+        while try entries.step() {
+            state.entries.append(JournalRecord(session: entries.text(at: 0), bytes: entries.bytes(at: 1)))
+        }
+        return state
+    }
+
+    public func commit(_ group: StoreGroup) throws(StoreError) {
+        guard !group.isEmpty else { return }
+        let started = ContinuousClock.now
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            // Ended sessions go first: a session started again in the same group keeps its new entries.
+            for session in group.removed {
+                try removeEntries(of: session)
+                deleteSnapshot.bind(session, at: 1)
+                try deleteSnapshot.run()
+            }
+            for entry in group.entries {
+                insertEntry.bind(entry.session, at: 1)
+                insertEntry.bind(entry.bytes, at: 2)
+                try insertEntry.run()
+            }
+            counts.journalEntries += group.entries.count
+            for snapshot in group.snapshots {
+                upsertSnapshot.bind(snapshot.session, at: 1)
+                upsertSnapshot.bind(snapshot.bytes, at: 2)
+                try upsertSnapshot.run()
+                try removeEntries(of: snapshot.session)
+            }
+            for (key, value) in group.metadata {
+                upsertMetadata.bind(key, at: 1)
+                upsertMetadata.bind(value, at: 2)
+                try upsertMetadata.run()
+            }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            counts.journalEntries = Int((try? database.integer("SELECT count(*) FROM journal")) ?? 0)
+            throw error
+        }
+        counts.snapshotsWritten += group.snapshots.count
+        if !group.snapshots.isEmpty || !group.removed.isEmpty {
+            counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
+        }
+        let elapsed = ContinuousClock.now - started
+        let microseconds = Int(
+            elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        )
+        counts.groups += 1
+        counts.lastWriteMicroseconds = microseconds
+        counts.maxWriteMicroseconds = max(counts.maxWriteMicroseconds, microseconds)
+        totalWriteMicroseconds += microseconds
+        counts.meanWriteMicroseconds = totalWriteMicroseconds / counts.groups
+    }
+
+    private func removeEntries(of session: String) throws(StoreError) {
+        deleteEntries.bind(session, at: 1)
+        try deleteEntries.run()
+        counts.journalEntries -= database.changes
+    }
+
+    public var statistics: StoreStatistics {
+        var statistics = counts
+        statistics.bytes = [database.path, database.path + "-wal"].reduce(0) { total, path in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+        return statistics
+    }
+}

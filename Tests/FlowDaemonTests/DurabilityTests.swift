@@ -1,0 +1,268 @@
+import FlowCore
+import FlowSpec
+import FlowStore
+import FlowWire
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+@testable import FlowDaemon
+
+/// The coordinator's journal and snapshots, written to a real SQLite file and read back: a coordinator restored
+/// from them holds every session exactly as the one that wrote them, and goes on as it would have.
+@Suite struct DurabilityTests {
+    /// A durable coordinator driven as peers would, every turn written to a real store.
+    struct DurableBus {
+        var bus: Bus
+        let store: SQLiteStore
+        let path: String
+
+        init(flows: String? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }) throws {
+            bus = try Bus(flows: flows, durable: true, configure: configure)
+            path = uniqueDirectory("store") + ".db"
+            store = try SQLiteStore(path: path, durability: .os)
+        }
+
+        /// Sends a message and writes the turn, as flowd does before anything leaves.
+        @discardableResult
+        mutating func send(_ message: Message, from peer: String, session: String? = "kiosk") throws -> [Envelope] {
+            let replies = bus.send(message, from: peer, session: session)
+            try store.commit(bus.coordinator.takeStoreGroup())
+            return replies
+        }
+
+        @discardableResult
+        mutating func hello(_ role: Role, _ id: String, name: String, session: String? = "kiosk") throws -> [Envelope] {
+            try send(.hello(Hello(role: role, id: id, name: name, session: session)), from: id, session: session)
+        }
+
+        mutating func tick(by milliseconds: Int64) throws -> [Outgoing] {
+            bus.now += milliseconds
+            let out = bus.coordinator.tick(now: bus.now)
+            bus.sent += out
+            try store.commit(bus.coordinator.takeStoreGroup())
+            return out
+        }
+
+        /// A coordinator restored from what was written.
+        func restored() throws -> (Coordinator, RestoreSummary) {
+            try Coordinator.restoring(
+                try SQLiteStore(path: path, durability: .os).load(),
+                specification: bus.specification,
+                configuration: bus.configuration,
+                epoch: "test",
+                now: bus.now,
+                logger: Logger(label: "test")
+            )
+        }
+
+        /// Whether every session of `other` is exactly as in the coordinator that wrote the store.
+        func holdsTheSameSessions(as other: Coordinator) -> Bool {
+            bus.coordinator.sessions == other.sessions
+                && bus.coordinator.sessions.allSatisfy {
+                    bus.coordinator.sessionRecord(of: $0) == other.sessionRecord(of: $0)
+                }
+        }
+    }
+
+    /// The demo's first steps in two sessions: registrations, steps from a stepper and from a screen, visibility
+    /// reports, session data, a deep link, a refused step, a resent step.
+    private func demoJourney(_ durable: inout DurableBus) throws {
+        for session in ["kiosk", "lobby"] {
+            try durable.hello(.presenter, "\(session)/main", name: "main", session: session)
+            try durable.hello(.stepper, "\(session)/app", name: "app", session: session)
+        }
+        try durable.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        let shown = durable.bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).map(\.id)
+        try durable.send(
+            .visibility(VisibilityReport(visibility: .visible, presentables: shown)),
+            from: "kiosk/main"
+        )
+        let intro = try #require(
+            durable.bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).first {
+                $0.name == "OnboardingIntro"
+            }?.id
+        )
+        try durable.send(
+            .step(StepMessage(step: Step("introIsComplete"), sequence: 1, presentable: intro)),
+            from: "kiosk/main"
+        )
+        try durable.send(.sessionData(SessionDataMessage(key: "permissions", value: ["about"])), from: "kiosk/app")
+        try durable.send(.step(StepMessage(step: Step("noSuchStep"), sequence: 2)), from: "kiosk/app")
+        try durable.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        try durable.send(
+            .deepLink(DeepLinkMessage(path: [Step("dashboardIsRequired")], sequence: 1)),
+            from: "lobby/app",
+            session: "lobby"
+        )
+        try durable.send(
+            .step(StepMessage(step: Step("movieIsPicked", ["withId": 7]), sequence: 2)),
+            from: "lobby/app",
+            session: "lobby"
+        )
+    }
+
+    @Test(arguments: [1, 3, 1000])
+    func aRestoredCoordinatorHoldsEverySessionExactly(snapshotEvery: Int) throws {
+        var durable = try DurableBus { $0.snapshotEvery = snapshotEvery }
+        try demoJourney(&durable)
+        let (restored, summary) = try durable.restored()
+        let same = durable.holdsTheSameSessions(as: restored)
+        #expect(same)
+        #expect(summary.sessions == 2)
+        // Written as snapshots, as journal entries, or both.
+        if snapshotEvery == 1000 {
+            #expect(summary.snapshots == 0)
+            #expect(summary.entries == 9)
+        } else {
+            #expect(summary.snapshots == 2)
+        }
+        #expect(restored.counters.sessionsRestored == 2)
+    }
+
+    @Test func aRestoredCoordinatorGoesOnAsTheOneThatWroteIt() throws {
+        var durable = try DurableBus()
+        try demoJourney(&durable)
+        let (restored, _) = try durable.restored()
+        var after = durable.bus
+        after.coordinator = restored
+        after.sent = []
+        // A step resent with an acknowledged sequence gets its original fate and is not applied again.
+        let original = fate(durable.bus.replies(durable.bus.sent, to: "lobby/app"))
+        _ = after.hello(.stepper, "lobby/app", name: "app", session: "lobby")
+        let resent = after.send(
+            .deepLink(DeepLinkMessage(path: [Step("dashboardIsRequired")], sequence: 1)),
+            from: "lobby/app",
+            session: "lobby"
+        )
+        #expect(fate(resent) == original)
+        #expect(after.commands(for: "main", session: "lobby").isEmpty)
+        // The numbering goes on: WELCOME says the last sequence, and the next step is applied.
+        guard case .welcome(let welcome) = after.hello(.stepper, "kiosk/app", name: "app").first?.message else {
+            Issue.record("no WELCOME")
+            return
+        }
+        #expect(welcome.lastSequence == 2)
+        #expect(
+            fate(after.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 3)), from: "kiosk/app"))
+                != nil
+        )
+        // Command batches continue the presenter's sequence: no presenter sees a sequence twice.
+        let before = durable.bus.commands(for: "main").map(\.sequence).max() ?? 0
+        #expect(after.commands(for: "main").map(\.sequence).min() == before + 1)
+    }
+
+    @Test func aRestartHidesThePresentersScreensUntilTheyComeBack() throws {
+        var durable = try DurableBus()
+        try demoJourney(&durable)
+        var (restored, _) = try durable.restored()
+        let visibleBefore = restored.engine.inspect("kiosk")?.visibility.values.filter { $0 == .visible }.count ?? 0
+        #expect(visibleBefore > 0)
+        _ = restored.restarted()
+        #expect(restored.engine.inspect("kiosk")?.visibility.values.allSatisfy { $0 != .visible } == true)
+        // That change is journaled like any other: restored again, the screens are hidden there too.
+        try durable.store.commit(restored.takeStoreGroup())
+        let (again, _) = try durable.restored()
+        #expect(again.sessionRecord(of: "kiosk") == restored.sessionRecord(of: "kiosk"))
+    }
+
+    /// Guards and deep links wait for deadlines: restored, they wait for the same deadline, and a question that
+    /// waited is asked again.
+    @Test func deadlinesAndGuardQuestionsSurviveARestart() throws {
+        var durable = try DurableBus(
+            flows: """
+                version: 1
+                session: { root: App, stepper: { named: app } }
+                steps:
+                  about: {}
+                  refused: {}
+                flows:
+                  App:
+                    root: { stack: app }
+                    adapt:
+                      about:
+                        guard: { name: permissions, subject: about }
+                        else: refused
+                    on:
+                      about:
+                        - show: About
+                      refused:
+                        - show: Refused
+                """
+        )
+        try durable.hello(.guard, "permissions-guard", name: "permissions", session: nil)
+        try durable.hello(.stepper, "kiosk/app", name: "app")
+        try durable.send(.step(StepMessage(step: Step("about"), sequence: 1)), from: "kiosk/app")
+        _ = try durable.tick(by: 500)
+        var (restored, _) = try durable.restored()
+        let same = durable.holdsTheSameSessions(as: restored)
+        #expect(same)
+        let asked = restored.restarted()
+        // No guard is connected to the restored coordinator yet: the question is noted as missing a guard.
+        #expect(asked.isEmpty || asked.allSatisfy { if case .publish = $0 { true } else { false } })
+        // The deadline is the same one: 2 s after the step, 1.5 s from now. Both time out alike.
+        _ = try durable.tick(by: 1_600)
+        restored.wallOffset = 0
+        _ = restored.tick(now: durable.bus.now)
+        #expect(durable.bus.coordinator.sessionRecord(of: "kiosk") == restored.sessionRecord(of: "kiosk"))
+        #expect(
+            restored.engine.inspect("kiosk")?.screens.nodes.values.map(\.description.name).contains("Refused") == true
+        )
+    }
+
+    @Test func anEndedSessionLeavesNothingInTheStore() throws {
+        var durable = try DurableBus { $0.snapshotEvery = 2 }
+        try demoJourney(&durable)
+        try durable.hello(.inspector, "ctl", name: "ctl", session: nil)
+        try durable.send(.query(Query(what: "endSession", arguments: ["session": "lobby"])), from: "ctl", session: nil)
+        let stored = try durable.store.load()
+        #expect(!stored.snapshots.contains { $0.session == "lobby" })
+        #expect(!stored.entries.contains { $0.session == "lobby" })
+        #expect(try durable.restored().0.sessions == ["kiosk"])
+    }
+
+    @Test func aSessionStartedAgainInTheTurnItEndedIsKeptWhole() throws {
+        var durable = try DurableBus()
+        try durable.hello(.inspector, "ctl", name: "ctl", session: nil)
+        try durable.hello(.stepper, "kiosk/app", name: "app")
+        try durable.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        // Both in one turn: the end and the new start are written together.
+        durable.bus.send(.query(Query(what: "endSession", arguments: ["session": "kiosk"])), from: "ctl", session: nil)
+        _ = durable.bus.hello(.stepper, "kiosk/app", name: "app")
+        try durable.store.commit(durable.bus.coordinator.takeStoreGroup())
+        let (restored, _) = try durable.restored()
+        let same = durable.holdsTheSameSessions(as: restored)
+        #expect(same)
+        #expect(restored.engine.inspect("kiosk")?.flows.count == 1)
+    }
+
+    @Test func sessionsNoPeerTouchesAreEndedAfterTheIdleExpiry() throws {
+        var durable = try DurableBus { $0.idleSessionExpiry = .seconds(60) }
+        try durable.hello(.stepper, "kiosk/app", name: "app")
+        try durable.hello(.stepper, "lobby/app", name: "app", session: "lobby")
+        try durable.send(.bye(Bye(reason: "done")), from: "lobby/app", session: "lobby")
+        // The kiosk's stepper keeps talking; the lobby has nobody.
+        for _ in 0..<13 {
+            _ = try durable.tick(by: 5_000)
+            try durable.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        }
+        #expect(durable.bus.coordinator.sessions == ["kiosk"])
+        #expect(durable.bus.coordinator.counters.sessionsExpired == 1)
+        #expect(try durable.restored().0.sessions == ["kiosk"])
+    }
+
+    @Test func anInspectorsNumberingGoesWithItAcrossTheJournal() throws {
+        var durable = try DurableBus()
+        try durable.hello(.stepper, "kiosk/app", name: "app")
+        try durable.hello(.inspector, "ctl", name: "app", session: nil)
+        try durable.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "ctl")
+        try durable.send(.bye(Bye(reason: "done")), from: "ctl", session: nil)
+        // The same inspector id again numbers from 1: a new step, applied.
+        try durable.hello(.inspector, "ctl", name: "app", session: nil)
+        try durable.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "ctl")
+        let (restored, _) = try durable.restored()
+        let same = durable.holdsTheSameSessions(as: restored)
+        #expect(same)
+    }
+}
