@@ -1,4 +1,6 @@
 import FlowDaemon
+import FlowStore
+import Foundation
 import TestSupport
 import Testing
 
@@ -47,6 +49,52 @@ import Testing
         )
     }
 
+    @Test func sessionsAreKeptInTheUsersStateDirectoryUnlessToldOtherwise() throws {
+        let defaults = try DaemonConfiguration(ConfigurationFile(), environment: ["XDG_STATE_HOME": "/home/k/.state"])
+        #expect(defaults.stateDirectory == "/home/k/.state/flowbus")
+        #expect(defaults.durability == .os)
+        #expect(defaults.idleSessionExpiry == .seconds(7 * 86_400))
+        let home = try DaemonConfiguration(ConfigurationFile(), environment: ["HOME": "/home/k"])
+        #expect(home.stateDirectory == "/home/k/.local/state/flowbus")
+        var file = ConfigurationFile()
+        file.stateDir = "none"
+        file.idleSessionExpiry = .zero
+        file.durability = .fsync
+        let ephemeral = try DaemonConfiguration(file, environment: environment)
+        #expect(ephemeral.stateDirectory == nil)
+        #expect(!ephemeral.durable)
+        #expect(ephemeral.idleSessionExpiry == nil)
+        #expect(ephemeral.durability == .fsync)
+    }
+
+    /// Durations as written in files and flags. Bad ones tried: negative, fractional, unknown units, empty.
+    @Test func durationsAreReadAsPeopleWriteThem() {
+        #expect(DurationText.parse("7d") == .seconds(7 * 86_400))
+        #expect(DurationText.parse("12h") == .seconds(12 * 3_600))
+        #expect(DurationText.parse("30m") == .seconds(1_800))
+        #expect(DurationText.parse("45s") == .seconds(45))
+        #expect(DurationText.parse("250ms") == .milliseconds(250))
+        #expect(DurationText.parse("90") == .seconds(90))
+        #expect(DurationText.parse("0") == .zero)
+        for bad in ["-1d", "1.5h", "3w", "", "d", "ms", "99999999999999999999d"] {
+            #expect(DurationText.parse(bad) == nil, "\(bad) was taken")
+        }
+    }
+
+    @Test func aFileWithBadStateSettingsIsRefusedNamingEachLine() throws {
+        let path = uniqueDirectory("config") + ".yaml"
+        try "durability: sometimes\nidleSessionExpiry: soon\nsnapshotEvery: 0\n".write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: path) }
+        let lines = error?.description.split(separator: "\n").map(String.init) ?? []
+        #expect(lines.count == 3)
+        #expect(lines.first == "\(path):1:1: 'durability' must be os, fsync or off")
+        #expect(lines.dropFirst().first?.contains("'idleSessionExpiry' must be a duration such as 7d") == true)
+    }
+
     @Test func theShippedConfigurationFileSetsEveryKey() throws {
         let path = repositoryRoot.appendingPathComponent("deploy/flowd.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -56,6 +104,9 @@ import Testing
         let file = try ConfigurationFile.load(contentsOf: path)
         #expect(file.inspectionDelay == 5)
         #expect(file.peerMessageRate == 50_000)
+        #expect(file.stateDir == "/var/lib/flowbus")
+        #expect(file.idleSessionExpiry == .seconds(7 * 86_400))
+        #expect(file.snapshotInterval == .seconds(60))
     }
 
     @Test func settingsThatDoNotFitTogetherAreRefused() {

@@ -150,11 +150,17 @@ extension Coordinator {
         output = []
     }
 
-    /// After a restart: every presenter is gone until it comes back (its visible screens become hidden, as for a
+    /// After a restart: the engine's clock catches up with flowd's, every presenter is gone until it comes back (its visible screens become hidden, as for a
     /// lost presenter), and the guard questions that were waiting are asked again (whoever was asked before
     /// answered a flowd that is gone).
     public mutating func restarted() -> [Outgoing] {
         output = []
+        // The engine's clock catches up with flowd's; deadlines that fell meanwhile fire now.
+        let passed = engine.advanceTime(to: EngineTime(milliseconds: now))
+        for session in passed.sessions {
+            record(.timePassed, session: session)
+        }
+        apply(passed)
         for session in engine.sessionIDs {
             guard let screens = engine.screens(of: session) else { continue }
             for presenter in screens.windowRoots.keys.sorted() {

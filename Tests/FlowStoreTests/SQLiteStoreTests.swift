@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import FlowStore
+
+/// The embedded store over real SQLite files: what is committed comes back, in order; a write cut short leaves the
+/// groups before it; a file flowd must not use is refused, untouched.
+@Suite struct SQLiteStoreTests {
+    private func path() -> String {
+        let directory = uniqueDirectory("store")
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/flowd.db"
+    }
+
+    private func entry(_ session: String, _ text: String) -> JournalRecord {
+        JournalRecord(session: session, bytes: Array(text.utf8))
+    }
+
+    private func group(
+        entries: [JournalRecord] = [],
+        snapshots: [SnapshotRecord] = [],
+        removed: [String] = [],
+        metadata: [String: String] = [:]
+    ) -> StoreGroup {
+        var group = StoreGroup()
+        group.entries = entries
+        group.snapshots = snapshots
+        group.removed = removed
+        group.metadata = metadata
+        return group
+    }
+
+    @Test func committedGroupsComeBackInTheOrderTheyWereWritten() throws {
+        let file = path()
+        let store = try SQLiteStore(path: file, durability: .os)
+        try store.commit(group(entries: [entry("a", "1"), entry("b", "2")], metadata: ["clock": "10"]))
+        try store.commit(group(entries: [entry("a", "3")], metadata: ["clock": "20", "epoch": "e"]))
+        let state = try SQLiteStore(path: file, durability: .os).load()
+        #expect(state.entries == [entry("a", "1"), entry("b", "2"), entry("a", "3")])
+        #expect(state.metadata == ["clock": "20", "epoch": "e"])
+        #expect(state.snapshots.isEmpty)
+        #expect(store.statistics.journalEntries == 3)
+        #expect(store.statistics.groups == 2)
+        #expect(store.statistics.bytes > 0)
+    }
+
+    @Test func aSnapshotReplacesItsSessionsEntriesAndAnEndedSessionLeavesNothing() throws {
+        let store = try SQLiteStore(path: path(), durability: .fsync)
+        try store.commit(group(entries: [entry("a", "1"), entry("b", "2"), entry("c", "3")]))
+        try store.commit(
+            group(entries: [entry("a", "4")], snapshots: [SnapshotRecord(session: "a", bytes: Array("A".utf8))])
+        )
+        try store.commit(group(entries: [entry("a", "5")], removed: ["c"]))
+        // Removed first, then written: a session ended and started again in one group keeps its new entries.
+        try store.commit(group(entries: [entry("b", "6")], removed: ["b"]))
+        let state = try store.load()
+        #expect(state.snapshots == [SnapshotRecord(session: "a", bytes: Array("A".utf8))])
+        #expect(state.entries == [entry("a", "5"), entry("b", "6")])
+        #expect(store.statistics.journalEntries == 2)
+        #expect(store.statistics.snapshots == 1)
+        #expect(store.statistics.snapshotsWritten == 1)
+    }
+
+    /// flowd killed while SQLite appends a group to its write-ahead log: the log ends in the middle of the group's
+    /// last frame. Opened again, the store holds every group before it, and nothing of it.
+    @Test func aTornWriteLeavesTheGroupsBeforeIt() throws {
+        let file = path()
+        let store = try SQLiteStore(path: file, durability: .os)
+        try store.commit(group(entries: [entry("a", "1")], metadata: ["clock": "1"]))
+        try store.commit(
+            group(entries: [entry("a", String(repeating: "x", count: 10_000))], metadata: ["clock": "2"])
+        )
+        // A copy of the files as a crash leaves them, the log cut 100 bytes before its end.
+        let copy = path()
+        try FileManager.default.copyItem(atPath: file, toPath: copy)
+        var log = try Data(contentsOf: URL(fileURLWithPath: file + "-wal"))
+        #expect(log.count > 4096)
+        log.removeLast(100)
+        try log.write(to: URL(fileURLWithPath: copy + "-wal"))
+        let state = try SQLiteStore(path: copy, durability: .os).load()
+        #expect(state.entries == [entry("a", "1")])
+        #expect(state.metadata["clock"] == "1")
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
+        let file = path()
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: file))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os) }
+        #expect(error?.code == .corrupted)
+        #expect(error?.message.contains("is damaged or not a FlowBus state file") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
+    }
+
+    /// A database whose pages were damaged on disk (cut in half here): refused when read, never taken as empty.
+    @Test func aDamagedDatabaseIsRefusedWhenRead() throws {
+        let file = path()
+        do {
+            let store = try SQLiteStore(path: file, durability: .os)
+            let large = (0..<200).map { entry("s\($0)", String(repeating: "y", count: 500)) }
+            try store.commit(group(entries: large))
+        }
+        // Closed: the log went into the file. Half of its pages go.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(bytes.count > 8192)
+        bytes.removeLast(bytes.count / 2)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os).load() }
+        #expect(error?.code == .corrupted)
+    }
+
+    @Test func aDatabaseOfAnotherProgramIsRefused() throws {
+        let file = path()
+        try SQLiteDatabase(path: file).execute("CREATE TABLE notes(text TEXT); INSERT INTO notes VALUES ('mine')")
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os) }
+        #expect(error?.code == .foreign)
+        #expect(error?.message.contains("another program") == true)
+        // Untouched: the other program's table is still all there is.
+        #expect(try SQLiteDatabase(path: file).integer("SELECT count(*) FROM sqlite_master") == 1)
+    }
+
+    @Test func aFileOfANewerFormatIsRefused() throws {
+        let file = path()
+        _ = try SQLiteStore(path: file, durability: .os)
+        try SQLiteDatabase(path: file).execute("PRAGMA user_version = \(SQLiteStore.formatVersion + 1)")
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os) }
+        #expect(error?.code == .newerFormat)
+        #expect(error?.message.contains("newer FlowBus (state format 2; this flowd reads up to 1)") == true)
+    }
+
+    @Test func aDirectoryThatCannotHoldTheFileIsUnavailable() throws {
+        let error = #expect(throws: StoreError.self) {
+            try SQLiteStore(path: "/proc/no-such-dir/flowd.db", durability: .os)
+        }
+        #expect(error?.code == .unavailable)
+    }
+}
