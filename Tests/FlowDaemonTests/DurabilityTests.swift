@@ -167,6 +167,36 @@ import Testing
         #expect(again.sessionRecord(of: "kiosk") == restored.sessionRecord(of: "kiosk"))
     }
 
+    /// A user switches tabs in the presenter, which reports the other tab visible: flowd's tree follows, and the
+    /// snapshot a presenter rebuilds from after a restart selects the same tab.
+    @Test func theTabTheUserSelectedComesBackAfterARestart() throws {
+        var durable = try DurableBus()
+        try durable.hello(.presenter, "kiosk/main", name: "main")
+        try durable.hello(.stepper, "kiosk/app", name: "app")
+        try durable.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app")
+        let placed = durable.bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed)
+        let watched = try #require(placed.first { $0.name == "watched" }?.id)
+        let collection = try #require(placed.first { $0.name == "WatchedCollection" }?.id)
+        let wishlist = placed.filter { ["wishlist", "WishlistTable"].contains($0.name) }.map(\.id)
+        try durable.send(.visibility(VisibilityReport(visibility: .hidden, presentables: wishlist)), from: "kiosk/main")
+        try durable.send(
+            .visibility(VisibilityReport(visibility: .visible, presentables: [watched, collection])),
+            from: "kiosk/main"
+        )
+        var after = durable.bus
+        (after.coordinator, _) = try durable.restored()
+        _ = after.hello(.presenter, "kiosk/main", name: "main")
+        let answer = after.send(.snapshotRequest(SnapshotRequest(presenter: "main")), from: "kiosk/main")
+        guard case .snapshot(let snapshot) = answer.first?.message else {
+            Issue.record("no SNAPSHOT: \(answer)")
+            return
+        }
+        let selected = snapshot.commands.compactMap { command -> Int? in
+            if case .setTabs(_, _, let selected) = command { selected } else { nil }
+        }
+        #expect(selected == [1])
+    }
+
     /// Guards and deep links wait for deadlines: restored, they wait for the same deadline, and a question that
     /// waited is asked again.
     @Test func deadlinesAndGuardQuestionsSurviveARestart() throws {

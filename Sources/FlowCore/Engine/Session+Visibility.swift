@@ -26,6 +26,9 @@ extension Session {
                 state.visibility[presentable] = visibility == .unknown ? nil : visibility
                 event(.visibilityChanged(presentable: presentable, visibility: visibility))
             }
+            if visibility == .visible {
+                selectTabs(shownBy: presentables)
+            }
         case .dismissed:
             for presentable in presentables {
                 guard let node = state.screens[presentable], let flow = node.description.flow else {
@@ -41,6 +44,18 @@ extension Session {
             }
         }
         drain()
+    }
+
+    /// A tab the presenter says is visible is the one its user selected: the screen tree follows, so that a
+    /// snapshot (a presenter that comes back, a restart) shows the same tab.
+    private mutating func selectTabs(shownBy presentables: [PresentableID]) {
+        for presentable in presentables {
+            guard let node = state.screens[presentable], node.placement == .tab, let tabs = node.parent,
+                let index = state.screens[tabs]?.items.firstIndex(of: presentable),
+                state.screens[tabs]?.selectedTab != index
+            else { continue }
+            _ = try? state.screens.apply(.selectTab(tabs, index: index), for: node.presenter)
+        }
     }
 
     /// A presenter stopped answering: everything it shows becomes hidden (steps paused), not dismissed.
