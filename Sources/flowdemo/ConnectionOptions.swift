@@ -15,11 +15,15 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "How long to wait for flowd, in milliseconds.")
     var connectTimeout = 5000
 
+    @Option(help: "The longest wait between two attempts to reconnect to flowd, in milliseconds.")
+    var reconnectIntervalMax = 5000
+
     var clientOptions: ClientOptions {
         let defaults = Endpoints.defaultIPC()
         return ClientOptions(
             endpoints: Endpoints(control: control ?? defaults.control, events: events ?? defaults.events),
-            connectTimeout: .milliseconds(connectTimeout)
+            connectTimeout: .milliseconds(connectTimeout),
+            reconnectIntervalMax: .milliseconds(reconnectIntervalMax)
         )
     }
 }

@@ -75,6 +75,33 @@ struct Settings: AsyncParsableCommand {
     }
 }
 
+/// `flowdemo stepper --name NAME`: a stepper process of any name, driven by lines — for flows of your own, and for
+/// tests that need real stepper processes.
+struct GenericStepper: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stepper",
+        abstract: "A stepper of any name: emits the steps its standard input asks for and prints their fates.",
+        discussion: """
+            Lines on standard input: `emit STEP [key=value...]`, `deeplink STEP [key=value...] [> STEP...]`, \
+            `quit`; one at a time, each waiting for its fate (kept and sent again while flowd is away).
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "The stepper's name, as flows name it (`stepper: { named: NAME }`).")
+    var name: String
+
+    func run() async throws {
+        try await StepperProcess(name: name, connection: connection, initialStep: nil).run { line, client in
+            let words = line.split(separator: " ").map(String.init)
+            guard words.first == "deeplink", words.count >= 2 else { return nil }
+            let path = try words.dropFirst().split(separator: ">").map { try PresenterInput.step($0) }
+            return "deeplink \(path.map(\.description).joined(separator: " > ")): \(try await client.deepLink(path))"
+        }
+    }
+}
+
 /// A stepper process of the demo: it connects, then carries out the lines of its standard input.
 struct StepperProcess {
     let name: String

@@ -74,10 +74,8 @@ extension Coordinator {
         coordinator.journal.isReplaying = false
         coordinator.output = []
         coordinator.inspectionBatches = PendingInspectionBatches()
-        // Inspectors' numbering belonged to their connections, which are gone.
-        for key in coordinator.steppers.keys where key.role == .inspector {
-            coordinator.steppers[key] = nil
-        }
+        // An inspector's numbering stays until it leaves: one that comes back after the restart resends what waited
+        // for its fate, and must not have it applied twice.
         coordinator.now = max(now, coordinator.engine.now.milliseconds)
         coordinator.lastTick = coordinator.now
         coordinator.startedAt = coordinator.now
