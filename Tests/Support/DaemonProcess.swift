@@ -5,6 +5,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public let process = Process()
     private let lock = NSLock()
     private var errorText = ""
+    /// Whether standard error reached its end (read to the last byte).
+    private var errorsEnded = false
 
     /// Its state directory: the one `arguments` name, else a fresh one of its own (never the user's).
     public let stateDirectory: String?
@@ -34,7 +36,12 @@ public final class DaemonProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                self.lock.withLock { self.errorsEnded = true }
+                return
+            }
             self.lock.withLock { self.errorText += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -103,6 +110,11 @@ public final class DaemonProcess: @unchecked Sendable {
         while process.isRunning && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        return process.isRunning ? nil : process.terminationStatus
+        guard !process.isRunning else { return nil }
+        // What it wrote last is read on another thread: wait for the end of the pipe before saying it ended.
+        while !lock.withLock({ errorsEnded }) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return process.terminationStatus
     }
 }
