@@ -19,6 +19,17 @@ case "watcher":
     for result in try WatcherBenchmarks.cost(endToEnd, quick: arguments.contains("--quick")) {
         print(result.line)
     }
+case "durability":
+    // Only what keeping sessions costs, and the restore: flowbench durability [--quick] [SESSIONS].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    let quick = arguments.contains("--quick")
+    let sessions = arguments.dropFirst().compactMap { Int($0) }.first ?? (quick ? 10_000 : 100_000)
+    for result in try DurabilityBenchmarks.cost(endToEnd, quick: quick)
+        + DurabilityBenchmarks.restore(endToEnd, sessions: sessions)
+    {
+        print(result.line)
+    }
 case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()

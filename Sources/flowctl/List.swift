@@ -22,23 +22,26 @@ struct List: AsyncParsableCommand {
         let inspector = try await bus.inspector()
         let sessions = try await bus.query(inspector, "sessions")
         let registrations = try await bus.query(inspector, "registrations")
+        let store = try await bus.query(inspector, "store")
         await inspector.close()
         if json {
-            try printJSON(JSONValue.object(["sessions": sessions, "registrations": registrations]))
+            try printJSON(JSONValue.object(["sessions": sessions, "registrations": registrations, "store": store]))
             return
         }
-        print("SESSION               READY  FLOWS  PEERS")
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        print("SESSION               READY  FLOWS  PEERS  AGE    IDLE")
         for session in sessions.arrayValue ?? [] {
             let fields = session.objectValue ?? [:]
             print(
                 column(fields["session"]?.stringValue ?? "?", 22)
                     + column(fields["ready"] == .bool(true) ? "yes" : "no", 7)
-                    + column("\(fields["flows"]?.intValue ?? 0)", 7) + "\(fields["peers"]?.intValue ?? 0)"
+                    + column("\(fields["flows"]?.intValue ?? 0)", 7) + column("\(fields["peers"]?.intValue ?? 0)", 7)
+                    + column(age(since: fields["createdAt"]?.intValue, now: now), 7)
+                    + age(since: fields["lastActivity"]?.intValue, now: now)
             )
         }
         print("")
         print("ID                          ROLE       NAME          SESSION       LAST HEARD")
-        let now = Int(Date().timeIntervalSince1970 * 1000)
         for registration in registrations.arrayValue ?? [] {
             let fields = registration.objectValue ?? [:]
             let heard = fields["lastHeard"]?.intValue.map { "\(max(0, now - $0)) ms ago" } ?? "?"
@@ -47,6 +50,31 @@ struct List: AsyncParsableCommand {
                     + column(fields["name"]?.stringValue ?? "?", 14) + column(fields["session"]?.stringValue ?? "-", 14)
                     + heard
             )
+        }
+        print("")
+        print(storeLine(store.objectValue ?? [:]))
+    }
+
+    /// Where flowd keeps its sessions, as one line.
+    private func storeLine(_ store: JSONObject) -> String {
+        guard store["durable"] == .bool(true) else {
+            return "state: in memory only (flowd --ephemeral): a restart loses every session"
+        }
+        let kilobytes = (store["bytes"]?.intValue ?? 0) / 1024
+        let write = store["writeMicroseconds"]?.objectValue?["mean"]?.intValue ?? 0
+        return
+            "state: \(store["location"]?.stringValue ?? "?") (\(kilobytes) KiB, durability \(store["durability"]?.stringValue ?? "?")): \(store["snapshots"]?.intValue ?? 0) snapshots, \(store["journalEntries"]?.intValue ?? 0) journal entries, writes \(write) µs on average"
+    }
+
+    /// How long ago a time was (ms since 1970), shortly: `45s`, `12m`, `3h`, `2d`.
+    private func age(since time: Int?, now: Int) -> String {
+        guard let time else { return "-" }
+        let seconds = max(0, now - time) / 1000
+        switch seconds {
+        case ..<60: return "\(seconds)s"
+        case ..<3600: return "\(seconds / 60)m"
+        case ..<86_400: return "\(seconds / 3600)h"
+        default: return "\(seconds / 86_400)d"
         }
     }
 

@@ -106,8 +106,10 @@ import Testing
         let text = try run(flowctl, ["list"] + endpoints)
         #expect(text.status == 0)
         let lines = text.output.split(separator: "\n").map(String.init)
-        #expect(lines.first == "SESSION               READY  FLOWS  PEERS")
-        #expect(lines.contains("kiosk                 yes    4      2"))
+        #expect(lines.first == "SESSION               READY  FLOWS  PEERS  AGE    IDLE")
+        #expect(lines.contains { $0.hasPrefix("kiosk                 yes    4      2      ") && $0.hasSuffix("s") })
+        #expect(lines.last?.hasPrefix("state: \(daemon.stateDirectory ?? "?")/flowd.db (") == true)
+        #expect(lines.last?.contains("durability os): 0 snapshots, ") == true)
         #expect(lines.contains { $0.hasPrefix("kiosk/app                   stepper    app           kiosk") })
         #expect(lines.contains { $0.hasPrefix("kiosk/main                  presenter  main          kiosk") })
 

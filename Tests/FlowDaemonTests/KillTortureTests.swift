@@ -71,7 +71,9 @@ import ZeroMQ
         var random = SystemRandomNumberGenerator()
         for _ in 1...20 {
             let before = Self.fates(steppers).count
-            _ = waitUntil(within: .seconds(30)) { Self.fates(steppers).count > before || Self.allAnswered(steppers, perStepper) }
+            _ = waitUntil(within: .seconds(30)) {
+                Self.fates(steppers).count > before || Self.allAnswered(steppers, perStepper)
+            }
             Thread.sleep(forTimeInterval: Double.random(in: 0...0.03, using: &random))
             #expect(daemon.signal(signal) != nil, "flowd did not stop")
             daemon = try DaemonProcess(arguments)

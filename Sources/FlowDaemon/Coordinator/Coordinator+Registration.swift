@@ -77,7 +77,8 @@ extension Coordinator {
             heartbeatInterval: Int(configuration.heartbeatInterval.milliseconds),
             heartbeatTimeout: Int(configuration.heartbeatTimeout.milliseconds),
             maxMessageSize: configuration.maxMessageSize,
-            lastSequence: lastSequence
+            lastSequence: lastSequence,
+            epoch: epoch
         )
         send(.welcome(welcome), to: peer, session: session, correlation: correlation)
         logger.info(

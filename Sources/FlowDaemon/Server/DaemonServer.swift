@@ -105,6 +105,7 @@ public final class DaemonServer: Sendable {
             "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
         )
 
+        daemon.coordinator.storeStatistics = daemon.store?.statistics
         var outgoing = daemon.pendingOutput
         var poller = Poller()
         let routerIndex = poller.register(router)

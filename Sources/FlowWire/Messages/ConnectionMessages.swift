@@ -50,6 +50,9 @@ public struct Welcome: Sendable, Hashable, Codable {
     public var maxMessageSize: Int
     /// For a stepper: the highest step sequence the daemon has applied for this id (resend what is above).
     public var lastSequence: UInt64?
+    /// The epoch of the daemon's state: the same across restarts that kept the sessions, another one when they
+    /// were lost (then step numbering and command sequences start over). Absent from daemons that do not say.
+    public var epoch: String?
 
     public init(
         daemonVersion: String,
@@ -59,7 +62,8 @@ public struct Welcome: Sendable, Hashable, Codable {
         heartbeatInterval: Int,
         heartbeatTimeout: Int,
         maxMessageSize: Int,
-        lastSequence: UInt64?
+        lastSequence: UInt64?,
+        epoch: String? = nil
     ) {
         self.daemonVersion = daemonVersion
         self.id = id
@@ -69,6 +73,7 @@ public struct Welcome: Sendable, Hashable, Codable {
         self.heartbeatTimeout = heartbeatTimeout
         self.maxMessageSize = maxMessageSize
         self.lastSequence = lastSequence
+        self.epoch = epoch
     }
 }
 

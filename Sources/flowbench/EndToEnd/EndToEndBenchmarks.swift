@@ -47,9 +47,10 @@ struct EndToEndBenchmarks {
         _ transport: String,
         steppers: Int,
         steps: Int,
-        watching: Bool = false
+        watching: Bool = false,
+        ephemeral: Bool = false
     ) throws -> LoadFigures {
-        let (flowd, endpoints) = try startFlowd(transport)
+        let (flowd, endpoints) = try startFlowd(transport, ephemeral: ephemeral)
         defer { flowd.stop() }
         let watcher = try watching ? attachWatcher(endpoints) : nil
         defer { watcher?.stop() }
@@ -110,11 +111,12 @@ struct EndToEndBenchmarks {
         _ transport: String,
         steps: Int,
         flowd existing: (RoleProcess, BenchEndpoints)? = nil,
-        watching: Bool = false
+        watching: Bool = false,
+        ephemeral: Bool = false
     ) throws
         -> [String: Int]
     {
-        let (flowd, endpoints) = try existing ?? startFlowd(transport)
+        let (flowd, endpoints) = try existing ?? startFlowd(transport, ephemeral: ephemeral)
         defer {
             if existing == nil { flowd.stop() }
         }
@@ -156,14 +158,23 @@ struct EndToEndBenchmarks {
         let (flowd, endpoints) = try startFlowd("ipc")
         defer { flowd.stop() }
         let before = flowd.residentBytes
+        let clock = ContinuousClock()
+        let started = clock.now
+        try createSessions(count, endpoints)
+        let elapsed = clock.now - started
+        let after = flowd.residentBytes
+        let latency = try flowdLatency("ipc", steps: latencySteps, flowd: (flowd, endpoints))
+        return (Double(after - before) / Double(count), Double(count) / elapsed.seconds, latency)
+    }
+
+    /// One connection says HELLO for `count` sessions (`session-1`...), each creating its session, 1000 in flight.
+    func createSessions(_ count: Int, _ endpoints: BenchEndpoints) throws {
         let context = try Context()
         let dealer = try Socket(.dealer, context: context)
         try dealer.setOption(.routingID, Array("creator".utf8))
         try dealer.setOption(.sendHighWaterMark, 0)
         try dealer.connect(endpoints.control)
         let codec = WireCodec()
-        let clock = ContinuousClock()
-        let started = clock.now
         var sent = 0
         var welcomed = 0
         while welcomed < count {
@@ -180,10 +191,6 @@ struct EndToEndBenchmarks {
                 welcomed += 1
             }
         }
-        let elapsed = clock.now - started
-        let after = flowd.residentBytes
-        let latency = try flowdLatency("ipc", steps: latencySteps, flowd: (flowd, endpoints))
-        return (Double(after - before) / Double(count), Double(count) / elapsed.seconds, latency)
     }
 
     // MARK: Helpers

@@ -60,6 +60,15 @@ final class RoleProcess {
         throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "a process") ended before '\(prefix)'")
     }
 
+    /// Waits for a line containing `text`; returns it.
+    @discardableResult
+    func expect(containing text: String) throws -> String {
+        while let line = line() {
+            if line.contains(text) { return line }
+        }
+        throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "a process") ended before '\(text)'")
+    }
+
     func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
