@@ -47,8 +47,9 @@ import Testing
 
         /// A coordinator restored from what was written.
         func restored() throws -> (Coordinator, RestoreSummary) {
+            // The same connection: flowd holds its file alone (SQLite's exclusive locking).
             try Coordinator.restoring(
-                try SQLiteStore(path: path, durability: .os).load(),
+                try store.load(),
                 specification: bus.specification,
                 configuration: bus.configuration,
                 epoch: "test",
@@ -239,6 +240,63 @@ import Testing
         #expect(
             restored.engine.inspect("kiosk")?.screens.nodes.values.map(\.description.name).contains("Refused") == true
         )
+    }
+
+    /// A session that grows (a screen per step) is written whole only once its journal is as large as its last
+    /// snapshot: keeping it costs in proportion to what changes, not to its size times the steps.
+    @Test func aGrowingSessionIsWrittenWholeLessOftenAsItGrows() throws {
+        var durable = try DurableBus(flows: tickerFlows) { $0.snapshotEvery = 1 }
+        try durable.hello(.stepper, "kiosk/ticker", name: "ticker")
+        var snapshots = 0
+        for n in 1...200 {
+            durable.bus.send(
+                .step(StepMessage(step: Step("tick", ["n": .int(n)]), sequence: UInt64(n))),
+                from: "kiosk/ticker"
+            )
+            let group = durable.bus.coordinator.takeStoreGroup()
+            snapshots += group.snapshots.count
+            try durable.store.commit(group)
+        }
+        // With a snapshot per entry it would be 200; growing by a screen a step, the snapshots double in spacing.
+        #expect(snapshots > 3 && snapshots < 40, "\(snapshots) snapshots")
+        let (restored, summary) = try durable.restored()
+        #expect(summary.snapshots == 1 && summary.entries > 0)
+        let same = durable.holdsTheSameSessions(as: restored)
+        #expect(same)
+    }
+
+    /// A step's entry is written by hand, the others by `Codable`: each reads back as what was written.
+    @Test func journalEntriesReadBackAsWritten() throws {
+        let key = StepperKey(session: "kiosk-7/ü", role: .presenter, name: "main \"screen\"")
+        let sender = StepSender(peer: "kiosk-7/main", correlation: 41, sentAt: 1_790_000_000_123)
+        let parameters: JSONObject = ["withId": 7, "title": "Amélie", "nested": ["a": [1, 2.5, nil, true]]]
+        let inputs: [JournalInput] = [
+            .step(
+                stepper: key,
+                sequence: 9,
+                step: Step("movieIsPicked", parameters),
+                source: .presentable(PresentableID(4)),
+                sender: sender
+            ),
+            .step(stepper: key, sequence: 10, step: Step("home"), source: .stepper("app"), sender: sender),
+            .step(
+                stepper: key,
+                sequence: UInt64(Int64.max),
+                step: Step("home"),
+                source: .stepper("app"),
+                sender: sender
+            ),
+            .deepLink(stepper: key, sequence: 3, path: [Step("a"), Step("b", ["x": 1])], sender: sender),
+            .refused(stepper: key, sequence: 4, refusal: StepRefusal(code: "unknownStep", message: "no step 'x'")),
+            .visibility(presenter: "main", visibility: .hidden, presentables: [PresentableID(1), PresentableID(2)]),
+            .sessionData(key: "permissions", value: nil), .sessionData(key: "k", value: ["about"]),
+            .guardAnswer(question: 2, allowed: true), .timePassed, .sessionStarted, .inspectorLeft(name: "ctl"),
+            .presenterLost(presenter: "main"),
+        ]
+        for input in inputs {
+            let entry = JournalEntry(session: "kiosk-7/ü", time: 1_000, wall: 1_790_000_000_000, input: input)
+            #expect(try FlowJSON.decode(JournalEntry.self, from: entry.encoded()) == entry)
+        }
     }
 
     @Test func anEndedSessionLeavesNothingInTheStore() throws {

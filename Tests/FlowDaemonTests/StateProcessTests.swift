@@ -119,7 +119,7 @@ import ZeroMQ
         let second = try DaemonProcess(setup.arguments(flows: flows))
         _ = try second.readyEndpoints()
         let restored = try second.line(containing: "restored")
-        #expect(restored.contains("restored 1 sessions (1 snapshots, 0 journal entries)"))
+        #expect(restored.contains("restored 1 sessions (0 snapshots, 2 journal entries)"))
         #expect(try sessions(setup) == ["kiosk"])
         // The stepper comes back: WELCOME says what it sent, and a resend gets its original fate.
         let again = try setup.peer("kiosk/app")

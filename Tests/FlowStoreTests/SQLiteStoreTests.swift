@@ -33,16 +33,20 @@ import Testing
 
     @Test func committedGroupsComeBackInTheOrderTheyWereWritten() throws {
         let file = path()
-        let store = try SQLiteStore(path: file, durability: .os)
-        try store.commit(group(entries: [entry("a", "1"), entry("b", "2")], metadata: ["clock": "10"]))
-        try store.commit(group(entries: [entry("a", "3")], metadata: ["clock": "20", "epoch": "e"]))
+        var store: SQLiteStore? = try SQLiteStore(path: file, durability: .os)
+        try store?.commit(group(entries: [entry("a", "1"), entry("b", "2")], metadata: ["clock": "10"]))
+        try store?.commit(group(entries: [entry("a", "3")], metadata: ["clock": "20", "epoch": "e"]))
+        #expect(store?.statistics.journalEntries == 3)
+        #expect(store?.statistics.groups == 2)
+        #expect((store?.statistics.bytes ?? 0) > 0)
+        // Held alone while open: another connection is refused.
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os).load() }
+        #expect(error?.code == .locked)
+        store = nil
         let state = try SQLiteStore(path: file, durability: .os).load()
         #expect(state.entries == [entry("a", "1"), entry("b", "2"), entry("a", "3")])
         #expect(state.metadata == ["clock": "20", "epoch": "e"])
         #expect(state.snapshots.isEmpty)
-        #expect(store.statistics.journalEntries == 3)
-        #expect(store.statistics.groups == 2)
-        #expect(store.statistics.bytes > 0)
     }
 
     @Test func aSnapshotReplacesItsSessionsEntriesAndAnEndedSessionLeavesNothing() throws {

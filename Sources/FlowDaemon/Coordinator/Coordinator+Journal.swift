@@ -9,7 +9,7 @@ extension Coordinator {
         guard journal.isRecording else { return }
         let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
         do {
-            journal.add(try FlowJSON.encode(entry), session: session, snapshotEvery: configuration.snapshotEvery)
+            journal.add(try entry.encoded(), session: session, snapshotEvery: configuration.snapshotEvery)
         } catch {
             // Every part of an entry is plain data: this cannot fail, and if it did the session is written whole.
             logger.error("cannot encode a journal entry of \(session): \(error)")
@@ -18,13 +18,17 @@ extension Coordinator {
     }
 
     /// What this turn has to write, taken (the next turn starts empty): the journal entries, the snapshots due —
-    /// sessions with many entries, sessions changed since the last periodic snapshot, or every changed session
-    /// when `everything` (a graceful stop) — the sessions that ended, and flowd's clock.
+    /// sessions with ``DaemonConfiguration/snapshotEvery`` entries, and at each ``DaemonConfiguration/snapshotInterval``
+    /// (or when `everything`: a graceful stop) sessions with ``entriesWorthASnapshot`` — the sessions that ended,
+    /// and flowd's clock.
     public mutating func takeStoreGroup(everything: Bool = false) -> StoreGroup {
         guard journal.isEnabled else { return StoreGroup() }
         if everything || now - journal.lastPeriodicSnapshot >= configuration.snapshotInterval.milliseconds {
             journal.lastPeriodicSnapshot = now
-            journal.snapshotDue.formUnion(journal.entriesSinceSnapshot.keys)
+            // Only where replaying the entries would take longer than reading the session whole.
+            journal.snapshotDue.formUnion(
+                journal.tails.filter { $0.value.entries >= Self.entriesWorthASnapshot }.keys
+            )
         }
         var group = StoreGroup()
         swap(&group.entries, &journal.entries)
@@ -33,18 +37,31 @@ extension Coordinator {
         for session in journal.snapshotDue.sorted() {
             guard let bytes = snapshotBytes(of: session) else { continue }
             group.snapshots.append(SnapshotRecord(session: session.rawValue, bytes: bytes))
-            journal.entriesSinceSnapshot[session] = nil
+            journal.noteSnapshot(of: session, bytes: bytes.count)
         }
         journal.snapshotDue = []
         if !group.snapshots.isEmpty {
             journal.lastSnapshotWall = wallNow
         }
         swap(&group.metadata, &journal.metadata)
-        if !group.isEmpty {
+        // The clock is written with snapshots, and at most once a second otherwise (a restart also takes the time of
+        // the last entry): a row less to write in the group of every step.
+        if !group.isEmpty
+            && (!group.snapshots.isEmpty || everything
+                || journal.lastClockWrite.map { now - $0 >= Self.clockWriteInterval } ?? true)
+        {
             group.metadata[StoreKeys.clock] = String(now)
+            journal.lastClockWrite = now
         }
         return group
     }
+
+    /// How many journal entries of a session make a periodic (or final) snapshot worth writing: reading a snapshot
+    /// back costs about as much as replaying this many entries (measured with `flowbench durability`).
+    static let entriesWorthASnapshot = 8
+
+    /// How often flowd's clock is written when nothing else asks for it (milliseconds).
+    static let clockWriteInterval: Int64 = 1000
 
     /// Sets metadata to be written with the next group.
     public mutating func setStoreMetadata(_ key: String, _ value: String) {
@@ -98,7 +115,8 @@ extension Coordinator {
 
 /// The metadata keys flowd writes.
 public enum StoreKeys {
-    /// flowd's clock when the group was written (milliseconds): a restarted flowd continues from it.
+    /// flowd's clock when a group was written (milliseconds; with snapshots, and at most once a second otherwise): a
+    /// restarted flowd continues from it, or from the last journal entry's time when that is later.
     public static let clock = "clock"
     /// The epoch of the state (``Coordinator/epoch``).
     public static let epoch = "epoch"

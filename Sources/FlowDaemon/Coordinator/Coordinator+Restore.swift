@@ -50,6 +50,7 @@ extension Coordinator {
                     )
                 }
                 try coordinator.resume(record)
+                coordinator.journal.snapshotSizes[record.engine.session] = stored.bytes.count
             } catch {
                 throw StoreError(
                     .invalidRecord,
@@ -62,7 +63,7 @@ extension Coordinator {
             do {
                 let entry = try FlowJSON.decode(JournalEntry.self, from: stored.bytes)
                 try coordinator.replay(entry)
-                coordinator.journal.entriesSinceSnapshot[entry.session, default: 0] += 1
+                coordinator.journal.noteEntry(of: entry.session, bytes: stored.bytes.count)
             } catch {
                 throw StoreError(
                     .invalidRecord,

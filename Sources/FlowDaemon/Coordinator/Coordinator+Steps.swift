@@ -148,6 +148,7 @@ extension Coordinator {
             commandSequences[batch.session, default: [:]][batch.presenter] = sequence
             counters.batchesOut += 1
             counters.commandsOut += batch.commands.count
+            guard !journal.isReplaying else { continue }
             let message = CommandsMessage(
                 presenter: batch.presenter.rawValue,
                 sequence: sequence,

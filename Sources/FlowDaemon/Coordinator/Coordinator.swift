@@ -232,6 +232,10 @@ public struct Coordinator: Sendable {
         }
     }
 
+    /// flowd's clock as the coordinator last heard it (milliseconds): after a restore, the later of the stored
+    /// clock and the last journal entry's time.
+    public var clock: Int64 { now }
+
     /// Now on the wall clock (milliseconds since 1970).
     var wallNow: Int64 { now + wallOffset }
 
@@ -239,6 +243,8 @@ public struct Coordinator: Sendable {
 
     /// Sends a message to a peer.
     mutating func send(_ message: Message, to peer: String, session: SessionID?, correlation: UInt64?) {
+        // What a replayed input caused was sent the first time.
+        guard !journal.isReplaying else { return }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
         output.append(.toPeer(peer, codec.encode(Envelope(header: header, message: message))))
@@ -253,6 +259,7 @@ public struct Coordinator: Sendable {
 
     /// Publishes a message on the events socket, its body already written.
     mutating func publish(_ type: MessageType, body: [UInt8], topic: String, session: SessionID?) {
+        guard !journal.isReplaying else { return }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: wallNow)
         output.append(.publish(topic: topic, codec.encode(header: header, type: type, body: body)))

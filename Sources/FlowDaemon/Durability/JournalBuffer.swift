@@ -14,12 +14,16 @@ struct JournalBuffer: Sendable {
     var removed: Set<SessionID> = []
     /// Sessions whose snapshot is due at the end of this turn.
     var snapshotDue: Set<SessionID> = []
-    /// Journal entries per session since its last snapshot.
-    var entriesSinceSnapshot: [SessionID: Int] = [:]
+    /// Each session's journal since its last snapshot.
+    var tails: [SessionID: JournalTail] = [:]
+    /// The size of each session's last snapshot (bytes).
+    var snapshotSizes: [SessionID: Int] = [:]
     /// Metadata to set.
     var metadata: [String: String] = [:]
     /// When sessions changed since their last snapshot were last written whole (flowd's clock).
     var lastPeriodicSnapshot: Int64
+    /// When flowd's clock was last written (flowd's clock).
+    var lastClockWrite: Int64?
     /// When a snapshot was last written (wall clock), for the `store` query.
     var lastSnapshotWall: Int64?
 
@@ -31,14 +35,31 @@ struct JournalBuffer: Sendable {
     /// Whether entries are to be written now.
     var isRecording: Bool { isEnabled && !isReplaying }
 
-    /// Adds an entry; returns whether its session now has enough entries to deserve a snapshot.
+    /// Adds an entry; its session's snapshot is due once its journal has `snapshotEvery` entries and is as large
+    /// as its last snapshot: a session is never written whole more often than its journal grows by its size, so a
+    /// session that grows large costs no more to keep than a small one.
     mutating func add(_ bytes: [UInt8], session: SessionID, snapshotEvery: Int) {
         entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
-        let count = entriesSinceSnapshot[session, default: 0] + 1
-        entriesSinceSnapshot[session] = count
-        if count >= snapshotEvery {
+        let tail = noteEntry(of: session, bytes: bytes.count)
+        if tail.entries >= snapshotEvery && tail.bytes >= snapshotSizes[session, default: 0] {
             snapshotDue.insert(session)
         }
+    }
+
+    /// Counts an entry in its session's tail; returns the tail.
+    @discardableResult
+    mutating func noteEntry(of session: SessionID, bytes: Int) -> JournalTail {
+        var tail = tails[session, default: JournalTail()]
+        tail.entries += 1
+        tail.bytes += bytes
+        tails[session] = tail
+        return tail
+    }
+
+    /// A snapshot of the session was written: its journal starts again.
+    mutating func noteSnapshot(of session: SessionID, bytes: Int) {
+        tails[session] = nil
+        snapshotSizes[session] = bytes
     }
 
     /// A session ended: nothing of it is to be written, and what was is to go.
@@ -46,7 +67,14 @@ struct JournalBuffer: Sendable {
         let name = session.rawValue
         entries.removeAll { $0.session == name }
         snapshotDue.remove(session)
-        entriesSinceSnapshot[session] = nil
+        tails[session] = nil
+        snapshotSizes[session] = nil
         removed.insert(session)
     }
+}
+
+/// A session's journal since its last snapshot.
+struct JournalTail: Sendable, Hashable {
+    var entries = 0
+    var bytes = 0
 }

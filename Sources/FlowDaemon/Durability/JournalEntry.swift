@@ -4,7 +4,7 @@ import FlowWire
 /// An input that changed a session, as the journal keeps it. The coordinator is deterministic: replayed in order
 /// on the state it was first applied to, an entry changes the session exactly as it did then (the same flows,
 /// screens, command sequences and fates).
-struct JournalEntry: Sendable, Codable {
+struct JournalEntry: Sendable, Hashable, Codable {
     /// The session it changed.
     let session: SessionID
     /// The engine's time when it was applied (milliseconds on flowd's clock): deadlines that fell before it fire
@@ -17,7 +17,7 @@ struct JournalEntry: Sendable, Codable {
 }
 
 /// What a journal entry records.
-enum JournalInput: Sendable, Codable {
+enum JournalInput: Sendable, Hashable, Codable {
     /// A HELLO named a new session: its root flow started.
     case sessionStarted
     /// A STEP was taken with its number and given to the engine.

@@ -41,7 +41,6 @@ struct DaemonState {
         let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
         let stored = try store.load()
         let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
-        let clock = DaemonClock(continuingFrom: storedClock ?? DaemonClock.wallNow)
         let epoch = stored.metadata[StoreKeys.epoch] ?? UUID().uuidString
         var journalFlows = specification
         if let storedFlows = stored.metadata[StoreKeys.flows], storedFlows != specification.source {
@@ -59,9 +58,11 @@ struct DaemonState {
             specification: journalFlows,
             configuration: configuration,
             epoch: epoch,
-            now: clock.now,
+            now: storedClock ?? DaemonClock.wallNow,
             logger: logger
         )
+        // Restored, the coordinator's clock is the later of the stored clock and the last entry's time.
+        let clock = DaemonClock(continuingFrom: coordinator.clock)
         coordinator.wallOffset = DaemonClock.wallNow - clock.now
         if journalFlows.source != specification.source && summary.sessions > 0 {
             let dropped = try coordinator.switchFlows(

@@ -14,6 +14,8 @@ public final class SQLiteStore: SessionStore {
 
     private let database: SQLiteDatabase
     private let durability: Durability
+    private let begin: SQLiteStatement
+    private let commitTransaction: SQLiteStatement
     private let insertEntry: SQLiteStatement
     private let upsertSnapshot: SQLiteStatement
     private let deleteEntries: SQLiteStatement
@@ -28,10 +30,15 @@ public final class SQLiteStore: SessionStore {
     public init(path: String, durability: Durability) throws(StoreError) {
         database = try SQLiteDatabase(path: path)
         self.durability = durability
+        // Exclusive: flowd holds its state directory alone (flowd.lock), so SQLite need not lock the file for every
+        // transaction, and keeps the log's index in memory rather than in a shared -shm file.
+        try database.execute("PRAGMA locking_mode=EXCLUSIVE")
         try Self.checkOrCreate(database)
         // WAL: a writer never blocks on readers, and a commit appends to the log instead of rewriting pages.
         try database.execute("PRAGMA journal_mode=WAL")
         try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF")
+        begin = try database.prepare("BEGIN IMMEDIATE")
+        commitTransaction = try database.prepare("COMMIT")
         insertEntry = try database.prepare("INSERT INTO journal(session, entry) VALUES (?1, ?2)")
         upsertSnapshot = try database.prepare(
             "INSERT INTO sessions(session, snapshot) VALUES (?1, ?2) ON CONFLICT(session) DO UPDATE SET snapshot = ?2"
@@ -107,7 +114,7 @@ public final class SQLiteStore: SessionStore {
     public func commit(_ group: StoreGroup) throws(StoreError) {
         guard !group.isEmpty else { return }
         let started = ContinuousClock.now
-        try database.execute("BEGIN IMMEDIATE")
+        try begin.run()
         do {
             // Ended sessions go first: a session started again in the same group keeps its new entries.
             for session in group.removed {
@@ -132,7 +139,7 @@ public final class SQLiteStore: SessionStore {
                 upsertMetadata.bind(value, at: 2)
                 try upsertMetadata.run()
             }
-            try database.execute("COMMIT")
+            try commitTransaction.run()
         } catch {
             try? database.execute("ROLLBACK")
             counts.journalEntries = Int((try? database.integer("SELECT count(*) FROM journal")) ?? 0)

@@ -211,7 +211,7 @@ struct EndToEndBenchmarks {
         return Double(steps) / (clock.now - started).seconds
     }
 
-    private func waitForFlowd(_ endpoints: BenchEndpoints) throws {
+    func waitForFlowd(_ endpoints: BenchEndpoints) throws {
         let context = try Context()
         let dealer = try Socket(.dealer, context: context)
         try dealer.setOption(.routingID, Array("bench-probe".utf8))
