@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // The command lines of flowd and flowctl.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // flowd as a group of services (its loop, signals) with graceful shutdown on SIGTERM/SIGINT.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -41,6 +43,8 @@ let package = Package(
                 "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowStore", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -66,7 +70,9 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowSpec", "FlowDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FlowSpec", "FlowDaemon", "FlowStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// flowd: the FlowBus coordinator daemon.
 @main
-struct Flowd: ParsableCommand {
+struct Flowd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowd",
         abstract: "The FlowBus coordinator daemon.",

@@ -5,9 +5,10 @@ import FlowSpec
 import FlowStore
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// `flowd run` (the default): serve the flows on the control and events endpoints until SIGTERM or SIGINT.
-struct Run: ParsableCommand {
+struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the coordinator daemon (the default subcommand).",
         discussion: """
@@ -190,7 +191,7 @@ struct Run: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         var configuration: DaemonConfiguration
         do {
             let file = try config.map { try ConfigurationFile.load(contentsOf: $0) } ?? ConfigurationFile()
@@ -223,10 +224,25 @@ struct Run: ParsableCommand {
             specification: specification,
             logger: Logger(label: "flowd")
         )
-        let signals = SignalHandlers(server: server)
-        defer { signals.cancel() }
+        let logger = Logger(label: "flowd")
+        // The loop and the signals, as services: SIGTERM and SIGINT shut the group down gracefully (the loop writes
+        // every changed session and returns), SIGHUP reloads the flows.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(
+                        service: CoordinatorService(server: server),
+                        successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup
+                    ),
+                    .init(service: ReloadService(server: server)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         do {
-            try server.run()
+            try await group.run()
         } catch let error as StoreError {
             printError("flowd: \(error.message)")
             throw ExitCode(Self.exitCode(for: error.code))
@@ -236,30 +252,6 @@ struct Run: ParsableCommand {
         } catch {
             printError("flowd: \(error)")
             throw ExitCode.failure
-        }
-    }
-}
-
-/// SIGTERM and SIGINT stop the server; SIGHUP reloads its flows.
-final class SignalHandlers {
-    private let sources: [any DispatchSourceSignal]
-
-    init(server: DaemonServer) {
-        let queue = DispatchQueue(label: "flowd.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for (number, action) in [(SIGTERM, server.stop), (SIGINT, server.stop), (SIGHUP, server.reload)] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { action() }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func cancel() {
-        for source in sources {
-            source.cancel()
         }
     }
 }

@@ -21,6 +21,8 @@ public final class DaemonServer: Sendable {
     private let state = Mutex(State.idle)
     /// Flows read and checked off the loop, waiting for the loop to take them.
     private let reloaded = Mutex<FlowSpecification?>(nil)
+    /// Set by ``stop()``: the loop stops at its next turn, or before it starts (a stop asked during the restore).
+    private let stopRequested = Mutex(false)
 
     private enum State {
         case idle, running, stopped
@@ -112,7 +114,7 @@ public final class DaemonServer: Sendable {
         let eventsIndex = poller.register(events)
         let controlIndex = poller.register(control)
         let clock = daemon.clock
-        loop: while true {
+        loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
             daemon.coordinator.wallOffset = DaemonClock.wallNow - clock.now
@@ -200,8 +202,9 @@ public final class DaemonServer: Sendable {
         outgoing.removeAll(keepingCapacity: true)
     }
 
-    /// Asks the event loop to stop; returns at once. Safe from any thread (a signal handler's queue).
+    /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.
     public func stop() {
+        stopRequested.withLock { $0 = true }
         signal("stop")
     }
 
