@@ -480,6 +480,29 @@ import Testing
         #expect(reply.header.correlation == bus.messageID)
     }
 
+    /// The wall clock jumps (an NTP step on a kiosk, back an hour, then forward a day): timers run on flowd's
+    /// monotonic clock, so no peer is dropped and heartbeats keep their pace; timestamps follow the wall clock.
+    @Test func aStepOfTheWallClockNeitherDropsPeersNorStopsHeartbeats() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        for jump in [Int64(-3_600_000), 86_400_000] {
+            bus.coordinator.wallOffset += jump
+            bus.now += 700
+            let answer = bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+            #expect(answer.isEmpty)
+            let ticked = bus.coordinator.tick(now: bus.now)
+            #expect(bus.coordinator.counters.peersLost == 0)
+            bus.now += 700
+            let heartbeat = bus.replies(ticked + bus.coordinator.tick(now: bus.now), to: "kiosk/app").first
+            #expect(heartbeat?.header.sentAt == bus.now + bus.coordinator.wallOffset || heartbeat == nil)
+        }
+        bus.now += 1_100
+        let heartbeats = bus.replies(bus.coordinator.tick(now: bus.now), to: "kiosk/app")
+        #expect(heartbeats.count == 1)
+        #expect(heartbeats.first?.header.sentAt == bus.now + 86_400_000 - 3_600_000)
+        #expect(bus.coordinator.counters.peersLost == 0)
+    }
+
     @Test func silentPeersAreDroppedAndIdleOnesGetHeartbeats() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")
