@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowStore", "ZeroMQ",
+                "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "flowdemo",
             dependencies: [
-                "FlowBus", "FlowDemo", "FlowInspector",
+                "FlowBus", "FlowDemo", "FlowInspector", "FlowWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

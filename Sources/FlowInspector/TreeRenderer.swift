@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 import Foundation
 
 /// Draws a session's tree for a terminal (flows nested under their parents, each with its contributions; screens

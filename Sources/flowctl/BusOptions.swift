@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowBus
+import FlowWire
 import Foundation
 import ZeroMQ
 
@@ -88,7 +89,7 @@ struct BusOptions: ParsableArguments {
                 timeout: .milliseconds(timeout)
             )
         } catch let error as FlowBusError {
-            if error.daemonCode == "unknownSession", let session {
+            if error.daemonCode == ErrorCode.unknownSession.rawValue, let session {
                 printError("flowctl: flowd has no session '\(session)' (flowctl list shows them)")
             } else {
                 printError("flowctl: \(what): \(error.message)")

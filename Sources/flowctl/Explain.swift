@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// `flowctl explain [SESSION]`: the last dropped steps, and why.

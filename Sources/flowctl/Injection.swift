@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// What `emit` and `deeplink` share: where the step goes, as whom, and how its fate is told.

@@ -83,7 +83,7 @@ struct Record: AsyncParsableCommand {
         var lost = 0
         for await inspected in stream.items {
             switch inspected {
-            case .event(let event, let header) where event.kind == "commands":
+            case .event(let event, let header) where event.inspectionKind == .commands:
                 recorder.learn(from: event, session: header.session ?? "-")
             case .event(let event, let header):
                 guard let action = recorder.action(for: event, sentAt: header.sentAt) else { continue }

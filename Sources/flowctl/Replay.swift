@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowBus
 import FlowInspector
 import FlowSpec
+import FlowWire
 import Foundation
 
 /// `flowctl replay FILE`: a recording, into flowd or into an engine in this process.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowWire
 
 /// `flowctl tree SESSION`: a session's flows and screens.
 struct Tree: AsyncParsableCommand {

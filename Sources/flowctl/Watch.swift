@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// `flowctl watch`: the live stream of what flowd decides.

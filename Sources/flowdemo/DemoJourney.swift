@@ -1,5 +1,6 @@
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// The scripted journey through RxFlow's movie app, played by the demo's processes: each action is sent to the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// `flowdemo run`: the whole demo — flowd, the presenter, the steppers — and the scripted journey.

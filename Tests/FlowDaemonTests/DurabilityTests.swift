@@ -287,7 +287,7 @@ import Testing
                 sender: sender
             ),
             .deepLink(stepper: key, sequence: 3, path: [Step("a"), Step("b", ["x": 1])], sender: sender),
-            .refused(stepper: key, sequence: 4, refusal: StepRefusal(code: "unknownStep", message: "no step 'x'")),
+            .refused(stepper: key, sequence: 4, refusal: StepRefusal(code: .unknownStep, message: "no step 'x'")),
             .visibility(presenter: "main", visibility: .hidden, presentables: [PresentableID(1), PresentableID(2)]),
             .sessionData(key: "permissions", value: nil), .sessionData(key: "k", value: ["about"]),
             .guardAnswer(question: 2, allowed: true), .timePassed, .sessionStarted, .inspectorLeft(name: "ctl"),

@@ -94,7 +94,7 @@ extension ConnectionLoop {
     }
 
     private func refused(_ error: ErrorReply, correlation: UInt64?) {
-        if error.code == "notRegistered" {
+        if error.errorCode == .notRegistered {
             // flowd does not know this connection (it restarted, or forgot a silent peer): register again.
             if registered || helloSentAt == nil {
                 registered = false
@@ -115,7 +115,7 @@ extension ConnectionLoop {
             }
             return
         }
-        if error.code == "sequenceGap" {
+        if error.errorCode == .sequenceGap {
             resendAfterGap(correlation: correlation, error.message)
             return
         }

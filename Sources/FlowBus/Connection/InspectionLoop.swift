@@ -125,7 +125,7 @@ final class InspectionLoop {
     private func unpack(_ events: InspectionBatch, header: Header, into batch: inout [Inspected]) {
         var itemHeader = header
         itemHeader.session = events.session
-        for entry in events.events where commands || entry.kind != "commands" {
+        for entry in events.events where commands || entry.kind != InspectionKind.commands.rawValue {
             itemHeader.sentAt = entry.at
             batch.append(
                 .event(InspectionEvent(kind: entry.kind, session: events.session, fields: entry.fields), itemHeader)

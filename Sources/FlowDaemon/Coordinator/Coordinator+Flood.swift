@@ -31,7 +31,7 @@ extension Coordinator {
             send(
                 .error(
                     ErrorReply(
-                        code: "flood",
+                        .flood,
                         message: "more than \(rate) messages per second; messages are dropped until you slow down"
                     )
                 ),

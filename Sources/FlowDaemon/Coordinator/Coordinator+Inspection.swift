@@ -40,7 +40,7 @@ extension Coordinator {
     }
 
     /// Publishes an inspection event, in each form someone listens to.
-    mutating func inspect(_ kind: String, session: SessionID?, _ fields: JSONObject) {
+    mutating func inspect(_ kind: InspectionKind, session: SessionID?, _ fields: JSONObject) {
         guard inspection.isWatched else {
             return
         }
@@ -53,11 +53,11 @@ extension Coordinator {
 
     /// Publishes an inspection event, in each form someone listens to; `fields` writes its fields, straight into
     /// each form's text.
-    mutating func inspect(_ kind: String, session: SessionID?, fields: (inout JSONObjectWriter) -> Void) {
+    mutating func inspect(_ kind: InspectionKind, session: SessionID?, fields: (inout JSONObjectWriter) -> Void) {
         if inspection.perEvent > 0 {
             // The EVENT body: `{"kind":...,"fields":...,"session":...}`.
             var body = JSONObjectWriter(capacity: 256)
-            body.member("kind", kind)
+            body.member("kind", kind.rawValue)
             body.member("fields", object: fields)
             if let session {
                 body.member("session", session.rawValue)
@@ -65,7 +65,7 @@ extension Coordinator {
             publish(.event, body: body.finished(), topic: "ins/\(session?.rawValue ?? "-")/\(kind)", session: session)
         }
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: kind, at: wallNow, session: session, fields: fields)
+            let full = inspectionBatches.add(kind: kind.rawValue, at: wallNow, session: session, fields: fields)
         {
             publish(full)
         }
@@ -74,7 +74,12 @@ extension Coordinator {
     /// Adds a batch of commands, as published for a presenter (its COMMANDS body), to its session's EVENTS.
     mutating func inspectCommands(_ body: [UInt8], session: SessionID) {
         if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: "commands", at: wallNow, session: session, fieldsText: body)
+            let full = inspectionBatches.add(
+                kind: InspectionKind.commands.rawValue,
+                at: wallNow,
+                session: session,
+                fieldsText: body
+            )
         {
             publish(full)
         }

@@ -5,12 +5,12 @@ extension Coordinator {
     /// A presenter's visibility report, about its own screens only.
     mutating func visibility(_ report: VisibilityReport, from peer: Peer, header: Header) {
         guard peer.role == .presenter else {
-            reply(to: peer.id, correlation: header.id, error: "notAPresenter", "only presenters report visibility")
+            reply(to: peer.id, correlation: header.id, error: .notAPresenter, "only presenters report visibility")
             return
         }
         guard let session = session(of: peer, header: header) else { return }
         inspect(
-            "visibilityReported",
+            .visibilityReported,
             session: session,
             [
                 "presenter": .string(peer.name), "visibility": .string(report.visibility.rawValue),
@@ -34,7 +34,7 @@ extension Coordinator {
             )
             apply(effects)
         } catch {
-            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+            reply(to: peer.id, correlation: header.id, error: ErrorCode(error.code.rawValue), error.message)
         }
     }
 
@@ -42,7 +42,7 @@ extension Coordinator {
     mutating func snapshot(_ request: SnapshotRequest, for peer: Peer, header: Header) {
         guard let session = session(of: peer, header: header) else { return }
         guard let screens = engine.screens(of: session) else {
-            reply(to: peer.id, correlation: header.id, error: "unknownSession", "the session does not exist")
+            reply(to: peer.id, correlation: header.id, error: .unknownSession, "the session does not exist")
             return
         }
         let presenter = PresenterID(request.presenter ?? peer.name)

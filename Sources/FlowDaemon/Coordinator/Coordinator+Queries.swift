@@ -1,5 +1,4 @@
 import FlowCore
-import FlowInspector
 import FlowWire
 import Foundation
 
@@ -40,19 +39,19 @@ extension Coordinator {
             result = storeReport()
         case "tree":
             guard let session, let inspection = engine.inspect(session) else {
-                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
                 return
             }
             result = (try? JSONValue(encoding: SessionTree(inspection))) ?? .null
         case "drops":
             guard let session, engine.hasSession(session) else {
-                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
                 return
             }
             result = drops(of: session, limit: query.arguments["limit"]?.intValue)
         case "endSession":
             guard let session, engine.hasSession(session) else {
-                reply(to: peer.id, correlation: header.id, error: "unknownSession", "name an existing session")
+                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
                 return
             }
             endSession(session)
@@ -61,7 +60,7 @@ extension Coordinator {
             reply(
                 to: peer.id,
                 correlation: header.id,
-                error: "unknownQuery",
+                error: .unknownQuery,
                 "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, tree, drops or endSession"
             )
             return
@@ -76,7 +75,7 @@ extension Coordinator {
             let value = data.value == .null ? nil : data.value
             try engine.setSessionData(data.key, value, session: session)
             record(.sessionData(key: data.key, value: value), session: session)
-            inspect("sessionData", session: session, ["key": .string(data.key), "value": data.value])
+            inspect(.sessionData, session: session, ["key": .string(data.key), "value": data.value])
             send(
                 .reply(Reply(result: ["key": .string(data.key)])),
                 to: peer.id,
@@ -84,7 +83,7 @@ extension Coordinator {
                 correlation: header.id
             )
         } catch {
-            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+            reply(to: peer.id, correlation: header.id, error: ErrorCode(error.code.rawValue), error.message)
         }
     }
 
@@ -94,7 +93,7 @@ extension Coordinator {
             reply(
                 to: peer.id,
                 correlation: header.id,
-                error: "notAGuard",
+                error: .notAGuard,
                 "only guards answer, naming the session in the header"
             )
             return
@@ -104,7 +103,7 @@ extension Coordinator {
             record(.guardAnswer(question: answer.question, allowed: answer.allowed), session: session)
             apply(effects)
         } catch {
-            reply(to: peer.id, correlation: header.id, error: error.code.rawValue, error.message)
+            reply(to: peer.id, correlation: header.id, error: ErrorCode(error.code.rawValue), error.message)
         }
     }
 }

@@ -8,7 +8,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "unsupportedVersion",
+                error: .unsupportedVersion,
                 "protocol version \(hello.protocolVersion) is not supported; this daemon speaks \(WireCodec.version)"
             )
             return
@@ -17,7 +17,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "idMismatch",
+                error: .idMismatch,
                 "HELLO says id '\(hello.id)' but the connection's routing id is '\(peer)'; set the DEALER's routing id to your id"
             )
             return
@@ -26,7 +26,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "idNotAllowed",
+                error: .idNotAllowed,
                 "your key is registered for '\(userID)', not '\(hello.id)'"
             )
             return
@@ -36,7 +36,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "missingSession",
+                error: .missingSession,
                 "a \(hello.role.rawValue) must name its session"
             )
             return
@@ -50,7 +50,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "nameTaken",
+                error: .nameTaken,
                 "\(hello.role.rawValue) '\(name)' of session \(session) is already connected as '\(other.id)'"
             )
             return
@@ -61,7 +61,7 @@ extension Coordinator {
                 try startSession(session)
                 created = true
             } catch {
-                reply(to: peer, correlation: correlation, error: error.code.rawValue, error.message)
+                reply(to: peer, correlation: correlation, error: ErrorCode(error.code.rawValue), error.message)
                 return
             }
         }
@@ -89,7 +89,7 @@ extension Coordinator {
             ]
         )
         inspect(
-            "registered",
+            .registered,
             session: session,
             ["peer": .string(peer), "name": .string(name), "role": .string(hello.role.rawValue)]
         )
@@ -129,7 +129,7 @@ extension Coordinator {
         }
         logger.info("unregistered", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
         inspect(
-            "unregistered",
+            .unregistered,
             session: registered.session,
             [
                 "peer": .string(peer), "name": .string(registered.name), "role": .string(registered.role.rawValue),

@@ -3,7 +3,7 @@ import FlowWire
 
 /// Why a numbered step was refused: the ERROR its sender got, and gets again if it sends the step again.
 struct StepRefusal: Sendable, Hashable, Codable {
-    let code: String
+    let code: ErrorCode
     let message: String
 }
 
@@ -35,7 +35,7 @@ extension Coordinator {
                 return (
                     registered,
                     StepRefusal(
-                        code: "wrongSession",
+                        code: .wrongSession,
                         message: "you are registered for session \(registered), not \(named?.rawValue ?? "")"
                     )
                 )
@@ -43,7 +43,7 @@ extension Coordinator {
             return (registered, nil)
         }
         guard let named else {
-            return (nil, StepRefusal(code: "missingSession", message: "name the session in the header"))
+            return (nil, StepRefusal(code: .missingSession, message: "name the session in the header"))
         }
         return (named, nil)
     }
@@ -110,7 +110,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "sequenceGap",
+                error: .sequenceGap,
                 "step \(sequence) came before step \(lastSequence + 1), which was lost on the way; it is not applied: send every unacknowledged step again from \(lastSequence + 1), in order"
             )
             return false
@@ -130,7 +130,7 @@ extension Coordinator {
             reply(
                 to: peer,
                 correlation: correlation,
-                error: "staleSequence",
+                error: .staleSequence,
                 "step \(sequence) was applied long ago and its fate is forgotten; number new steps above \(lastSequence)"
             )
         case nil:

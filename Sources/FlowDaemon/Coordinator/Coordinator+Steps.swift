@@ -13,7 +13,7 @@ extension Coordinator {
                     message.sequence,
                     of: key,
                     StepRefusal(
-                        code: "foreignPresentable",
+                        code: .foreignPresentable,
                         message:
                             "\(presentable) is not a screen of presenter '\(peer.name)'; emit as your own screens only"
                     ),
@@ -62,7 +62,7 @@ extension Coordinator {
                 sequence,
                 of: key,
                 StepRefusal(
-                    code: "unknownStep",
+                    code: .unknownStep,
                     message: "no step named '\(unknown.name)' is declared in \(specification.file)"
                 ),
                 to: peer.id,
@@ -206,7 +206,7 @@ extension Coordinator {
             let peer = peers.values.filter({ $0.role == .guard && $0.name == request.question.guardName }).map(\.id)
                 .min()
         else {
-            inspect("guardMissing", session: request.session, ["guard": .string(request.question.guardName)])
+            inspect(.guardMissing, session: request.session, ["guard": .string(request.question.guardName)])
             return
         }
         send(.guardQuestion(message), to: peer, session: request.session, correlation: nil)

@@ -121,7 +121,7 @@ public struct Coordinator: Sendable {
             envelope = try codec.decode(frames)
         } catch {
             Counters.bump(&counters.messagesIn, "invalid")
-            reply(to: peer, correlation: nil, error: error.code.rawValue, error.message)
+            reply(to: peer, correlation: nil, error: error.code, error.message)
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
@@ -198,7 +198,7 @@ public struct Coordinator: Sendable {
             reply(
                 to: peer,
                 correlation: header.id,
-                error: "notRegistered",
+                error: .notRegistered,
                 "say HELLO before \(envelope.message.type.rawValue)"
             )
             return
@@ -226,7 +226,7 @@ public struct Coordinator: Sendable {
             reply(
                 to: peer,
                 correlation: header.id,
-                error: "unexpectedMessage",
+                error: .unexpectedMessage,
                 "\(envelope.message.type.rawValue) is sent by the daemon, not to it"
             )
         }
@@ -267,19 +267,19 @@ public struct Coordinator: Sendable {
     }
 
     /// Refuses a message: an ERROR to its sender, and a count.
-    mutating func reply(to peer: String, correlation: UInt64?, error code: String, _ message: String) {
-        Counters.bump(&counters.errors, code)
+    mutating func reply(to peer: String, correlation: UInt64?, error code: ErrorCode, _ message: String) {
+        Counters.bump(&counters.errors, code.rawValue)
         logger.debug("refused a message", metadata: ["peer": "\(peer)", "code": "\(code)", "reason": "\(message)"])
         send(
-            .error(ErrorReply(code: code, message: message)),
+            .error(ErrorReply(code, message: message)),
             to: peer,
             session: peers[peer]?.session,
             correlation: correlation
         )
         inspect(
-            "error",
+            .error,
             session: peers[peer]?.session,
-            ["peer": .string(peer), "code": .string(code), "message": .string(message)]
+            ["peer": .string(peer), "code": .string(code.rawValue), "message": .string(message)]
         )
     }
 }

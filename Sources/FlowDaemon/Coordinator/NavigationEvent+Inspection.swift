@@ -3,25 +3,25 @@ import FlowWire
 
 extension NavigationEvent {
     /// The event's kind in the inspection stream.
-    var inspectionKind: String {
+    var inspectionKind: InspectionKind {
         switch kind {
-        case .sessionStarted: "sessionStarted"
-        case .sessionEnded: "sessionEnded"
-        case .stepReceived: "stepReceived"
-        case .stepFate: "stepFate"
-        case .deepLinkReceived: "deepLinkReceived"
-        case .deepLinkWaiting: "deepLinkWaiting"
-        case .willNavigate: "willNavigate"
-        case .didNavigate: "didNavigate"
-        case .adapted: "adapted"
-        case .commandRejected: "commandRejected"
-        case .flowStarted: "flowStarted"
-        case .flowReady: "flowReady"
-        case .flowEnded: "flowEnded"
-        case .forwardDroppedAtRoot: "forwardDroppedAtRoot"
-        case .visibilityChanged: "visibilityChanged"
-        case .guardAsked: "guardAsked"
-        case .guardAnswered: "guardAnswered"
+        case .sessionStarted: .sessionStarted
+        case .sessionEnded: .sessionEnded
+        case .stepReceived: .stepReceived
+        case .stepFate: .stepFate
+        case .deepLinkReceived: .deepLinkReceived
+        case .deepLinkWaiting: .deepLinkWaiting
+        case .willNavigate: .willNavigate
+        case .didNavigate: .didNavigate
+        case .adapted: .adapted
+        case .commandRejected: .commandRejected
+        case .flowStarted: .flowStarted
+        case .flowReady: .flowReady
+        case .flowEnded: .flowEnded
+        case .forwardDroppedAtRoot: .forwardDroppedAtRoot
+        case .visibilityChanged: .visibilityChanged
+        case .guardAsked: .guardAsked
+        case .guardAnswered: .guardAnswered
         }
     }
 

@@ -1,5 +1,6 @@
 import FlowCore
 import FlowSpec
+import FlowWire
 
 /// Replays a recording into an engine in this process, with no daemon: what `flowctl replay --offline` does, so a
 /// bug report can be a recording and its flow file that anyone replays.

@@ -16,7 +16,8 @@ public struct Recorder: Sendable {
     /// Learns which presenter shows the screens a batch places, from an event of kind `commands` (its fields are
     /// the COMMANDS body); other events teach nothing.
     public mutating func learn(from event: InspectionEvent, session: String) {
-        guard event.kind == "commands", let batch = try? CommandsMessage(wire: .object(event.fields), at: "") else {
+        guard event.inspectionKind == .commands, let batch = try? CommandsMessage(wire: .object(event.fields), at: "")
+        else {
             return
         }
         learn(from: batch, session: session)
@@ -36,8 +37,8 @@ public struct Recorder: Sendable {
         guard let session = event.session else { return nil }
         let fields = event.fields
         var action = RecordedAction(at: max(0, sentAt - startedAt), session: session, kind: .step)
-        switch event.kind {
-        case "stepReceived":
+        switch InspectionKind(event.kind) {
+        case .stepReceived:
             guard let step = fields["step"].flatMap(Self.step) else { return nil }
             action.step = step
             let source = fields["source"]?.objectValue ?? [:]
@@ -50,24 +51,24 @@ public struct Recorder: Sendable {
             } else {
                 return nil  // The coordinator's own step (a OneStepper's): the replay makes it again.
             }
-        case "deepLinkReceived":
+        case .deepLinkReceived:
             action.kind = .deepLink
             action.path = (fields["path"]?.arrayValue ?? []).compactMap(Self.step)
-        case "visibilityReported":
+        case .visibilityReported:
             action.kind = .visibility
             action.presenter = fields["presenter"]?.stringValue
             action.visibility = fields["visibility"]?.stringValue.flatMap(Visibility.init(rawValue:))
             action.presentables = (fields["presentables"]?.arrayValue ?? []).compactMap {
                 $0.intValue.map { PresentableID(UInt32(clamping: $0)) }
             }
-        case "sessionData":
+        case .sessionData:
             action.kind = .sessionData
             action.key = fields["key"]?.stringValue
             action.value = fields["value"] ?? .null
-        case "unregistered" where fields["role"]?.stringValue == "presenter":
+        case .unregistered where fields["role"]?.stringValue == "presenter":
             action.kind = .presenterLost
             action.presenter = fields["name"]?.stringValue
-        case "sessionEnded":
+        case .sessionEnded:
             presenters[session] = nil
             return nil
         default:

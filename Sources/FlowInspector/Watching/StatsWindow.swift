@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 import Foundation
 
 /// What `flowctl stats` counts over one window: steps by stepper and session, their fates, the latency from a
@@ -15,8 +16,8 @@ public struct StatsWindow: Sendable {
 
     /// Counts an item seen on the inspection stream.
     public mutating func add(_ item: WatchedItem) {
-        switch item.kind {
-        case "stepFate":
+        switch InspectionKind(item.kind) {
+        case .stepFate:
             let source = item.fields["source"]?.objectValue ?? [:]
             let stepper =
                 source["stepper"]?.stringValue ?? (source["presentable"] != nil ? "(screens)" : "(coordinator)")
@@ -30,7 +31,7 @@ public struct StatsWindow: Sendable {
             if let sent = item.fields["sentAt"]?.intValue {
                 latencies.append(max(0, item.sentAt - Int64(sent)))
             }
-        case "commands":
+        case .commands:
             batches += 1
         default:
             break

@@ -1,19 +1,23 @@
 import FlowCore
+import FlowWire
 
 /// Which items `flowctl watch` shows. Every criterion given must match; a list matches when any of it does.
 public struct WatchFilter: Sendable {
     /// The kinds shown when none are asked for: what happened, without the inputs and intermediate steps that
     /// repeat it (`stepReceived` before its `stepFate`, `willNavigate` before `didNavigate`...). Inspectors'
     /// registrations are left out too.
-    public static let defaultKinds: Set<String> = [
-        "sessionStarted", "sessionEnded", "stepFate", "deepLinkReceived", "deepLinkWaiting", "didNavigate",
-        "commands", "adapted", "commandRejected", "flowStarted", "flowEnded", "forwardDroppedAtRoot",
-        "visibilityChanged", "guardAsked", "guardAnswered", "guardMissing", "sessionData", "registered",
-        "unregistered", "error",
-    ]
+    public static let defaultKinds: Set<String> = Set(
+        [
+            InspectionKind.sessionStarted, .sessionEnded, .stepFate, .deepLinkReceived, .deepLinkWaiting, .didNavigate,
+            .commands, .adapted, .commandRejected, .flowStarted, .flowEnded, .forwardDroppedAtRoot, .visibilityChanged,
+            .guardAsked, .guardAnswered, .guardMissing, .sessionData, .registered, .unregistered, .error,
+        ].map(\.rawValue)
+    )
 
     /// Every kind flowd publishes (and `commands`): the default kinds and the inputs they leave out.
-    public static let allKinds = defaultKinds.union(["stepReceived", "willNavigate", "flowReady", "visibilityReported"])
+    public static let allKinds = defaultKinds.union(
+        [InspectionKind.stepReceived, .willNavigate, .flowReady, .visibilityReported].map(\.rawValue)
+    )
 
     /// Kinds to show; empty means ``defaultKinds`` (or everything, with `all`).
     public var kinds: Set<String> = []
@@ -62,7 +66,7 @@ public struct WatchFilter: Sendable {
     }
 
     private func peer(of item: WatchedItem, role: String) -> String? {
-        guard item.kind == "registered" || item.kind == "unregistered",
+        guard [InspectionKind.registered, .unregistered].contains(InspectionKind(item.kind)),
             item.fields["role"]?.stringValue == role
         else {
             return nil
@@ -71,7 +75,7 @@ public struct WatchFilter: Sendable {
     }
 
     private func presenter(of item: WatchedItem, names: WatchNames) -> String? {
-        if item.kind == "commands" || item.kind == "visibilityReported" {
+        if [InspectionKind.commands, .visibilityReported].contains(InspectionKind(item.kind)) {
             return item.fields["presenter"]?.stringValue
         }
         if let id = item.fields["source"]?.objectValue?["presentable"]?.intValue ?? item.fields["presentable"]?.intValue
@@ -103,12 +107,12 @@ public struct WatchNames: Sendable {
     /// Learns from an item: flows started, screens placed.
     public mutating func learn(from item: WatchedItem) {
         let session = item.session ?? "-"
-        switch item.kind {
-        case "flowStarted", "willNavigate", "didNavigate":
+        switch InspectionKind(item.kind) {
+        case .flowStarted, .willNavigate, .didNavigate:
             if let id = item.fields["flow"]?.intValue, let name = item.fields["name"]?.stringValue {
                 flows[session, default: [:]][id] = name
             }
-        case "commands":
+        case .commands:
             let presenter = item.fields["presenter"]?.stringValue ?? "?"
             for command in item.fields["commands"]?.arrayValue ?? [] {
                 let object = command.objectValue ?? [:]
@@ -118,7 +122,7 @@ public struct WatchNames: Sendable {
                     screens[session, default: [:]][id] = (fields["name"]?.stringValue ?? "?", presenter)
                 }
             }
-        case "sessionEnded":
+        case .sessionEnded:
             flows[session] = nil
             screens[session] = nil
         default:

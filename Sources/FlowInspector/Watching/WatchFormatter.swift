@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 import Foundation
 
 /// Writes watched items as `flowctl watch` shows them: one line each, readable, optionally coloured, or one JSON
@@ -78,8 +79,8 @@ public struct WatchFormatter: Sendable {
             return names.screenName(id, session: session).map { "p\(id) \($0)" } ?? "p\(id)"
         }
         let step = fields["step"].map(Self.step) ?? "?"
-        switch item.kind {
-        case "stepFate":
+        switch InspectionKind(item.kind) {
+        case .stepFate:
             let source = Self.source(fields["source"], screen: screen)
             if fields["accepted"] == .bool(true) {
                 let flows = (fields["flows"]?.arrayValue ?? []).compactMap(\.intValue).map { id in
@@ -90,66 +91,66 @@ public struct WatchFormatter: Sendable {
             let reason = fields["reason"]?.stringValue ?? "dropped"
             let explanation = fields["explanation"]?.stringValue.map { ": \($0)" } ?? ""
             return ("step", .red, "\(step) from \(source) → " + paint("dropped (\(reason))", .red) + explanation)
-        case "stepReceived":
+        case .stepReceived:
             return ("received", .dim, "\(step) from \(Self.source(fields["source"], screen: screen))")
-        case "deepLinkReceived":
+        case .deepLinkReceived:
             let path = (fields["path"]?.arrayValue ?? []).map(Self.step).joined(separator: " > ")
             return ("deeplink", .cyan, path)
-        case "deepLinkWaiting":
+        case .deepLinkWaiting:
             return ("deeplink", .yellow, "waits until the session is ready")
-        case "willNavigate":
+        case .willNavigate:
             return ("navigate", .dim, "\(flow()) will navigate to \(step)")
-        case "didNavigate":
+        case .didNavigate:
             let contributors = fields["contributors"]?.stringValue ?? ""
             return ("navigate", .cyan, "\(flow()) ▸ \(step) → \(contributors)")
-        case "commands":
+        case .commands:
             let presenter = fields["presenter"]?.stringValue ?? "?"
             let sequence = fields["sequence"]?.intValue ?? 0
             let commands = (fields["commands"]?.arrayValue ?? []).map { Self.command($0, screen: screen) }
             return ("commands", .blue, "\(presenter) #\(sequence): " + commands.joined(separator: "; "))
-        case "adapted":
+        case .adapted:
             return (
                 "adapted", .yellow,
                 "\(flow()) adapted \(fields["from"].map(Self.step) ?? "?") into \(fields["to"].map(Self.step) ?? "?")"
             )
-        case "commandRejected":
+        case .commandRejected:
             return (
                 "rejected", .red,
                 "\(flow()): \(fields["operation"]?.stringValue ?? "?"): \(fields["reason"]?.stringValue ?? "")"
             )
-        case "flowStarted":
+        case .flowStarted:
             let parent = fields["parent"]?.intValue.map { id in
                 " in " + (names.flowName(id, session: session).map { "f\(id) \($0)" } ?? "f\(id)")
             }
             return ("flow", .magenta, "started \(flow())\(parent ?? "")")
-        case "flowReady":
+        case .flowReady:
             return ("flow", .dim, "\(flow()) is ready")
-        case "flowEnded":
+        case .flowEnded:
             return ("flow", .magenta, "ended \(flow()) (\(fields["reason"]?.stringValue ?? ""))")
-        case "forwardDroppedAtRoot":
+        case .forwardDroppedAtRoot:
             return ("flow", .yellow, "\(flow()) ended with \(step) at the root: dropped, the root keeps running")
-        case "visibilityChanged":
+        case .visibilityChanged:
             let visibility = fields["visibility"]?.stringValue ?? "?"
             let color: Color = visibility == "visible" ? .green : visibility == "dismissed" ? .magenta : .yellow
             return ("visibility", color, "\(screen(fields["presentable"])) \(visibility)")
-        case "visibilityReported":
+        case .visibilityReported:
             let screens = (fields["presentables"]?.arrayValue ?? []).map { screen($0) }.joined(separator: ", ")
             return (
                 "reported", .dim,
                 "\(fields["presenter"]?.stringValue ?? "?"): \(screens) \(fields["visibility"]?.stringValue ?? "?")"
             )
-        case "sessionStarted":
+        case .sessionStarted:
             return ("session", .magenta, "started (root flow \(fields["name"]?.stringValue ?? "?"))")
-        case "sessionEnded":
+        case .sessionEnded:
             return ("session", .magenta, "ended")
-        case "sessionData":
+        case .sessionData:
             return ("data", .yellow, "\(fields["key"]?.stringValue ?? "?") = \(fields["value"] ?? .null)")
-        case "guardAsked":
+        case .guardAsked:
             return (
                 "guard", .yellow,
                 "asked \(fields["guard"]?.stringValue ?? "?") about \(fields["subject"]?.stringValue ?? "?") for \(step)"
             )
-        case "guardAnswered":
+        case .guardAnswered:
             let answer =
                 fields["timedOut"] == .bool(true)
                 ? "no answer in time: refused" : fields["allowed"] == .bool(true) ? "allowed" : "refused"
@@ -157,19 +158,19 @@ public struct WatchFormatter: Sendable {
                 "guard", fields["allowed"] == .bool(true) ? .green : .red,
                 "question \(fields["question"]?.intValue ?? 0): \(answer)"
             )
-        case "guardMissing":
+        case .guardMissing:
             return ("guard", .red, "no guard named \(fields["guard"]?.stringValue ?? "?") is connected")
-        case "registered":
+        case .registered:
             return (
                 "peer", .dim,
                 "\(fields["role"]?.stringValue ?? "?") \(fields["name"]?.stringValue ?? "?") registered (\(fields["peer"]?.stringValue ?? "?"))"
             )
-        case "unregistered":
+        case .unregistered:
             return (
                 "peer", .yellow,
                 "\(fields["role"]?.stringValue ?? "peer") \(fields["name"]?.stringValue ?? "?") left: \(fields["reason"]?.stringValue ?? "")"
             )
-        case "error":
+        case .error:
             return (
                 "error", .red,
                 "\(fields["peer"]?.stringValue ?? "?"): \(fields["code"]?.stringValue ?? "?"): \(fields["message"]?.stringValue ?? "")"

@@ -62,7 +62,7 @@ public struct WatchedItem: Sendable, Hashable {
         if let flow = fields["flow"]?.intValue {
             flows.append(flow)
         }
-        if kind == "sessionStarted", let root = fields["rootFlow"]?.intValue {
+        if InspectionKind(kind) == .sessionStarted, let root = fields["rootFlow"]?.intValue {
             flows.append(root)
         }
         return flows

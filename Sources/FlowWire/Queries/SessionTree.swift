@@ -1,7 +1,7 @@
 import FlowCore
-import Foundation
 
-/// A session's tree as flowd's `tree` query returns it: its flows, their contributions, and the screens.
+/// A session's tree as flowd's `tree` query returns it (the REPLY's `result`): its flows, their contributions, and
+/// the screens.
 public struct SessionTree: Sendable, Hashable, Codable {
     /// A running flow.
     public struct Flow: Sendable, Hashable, Codable {
@@ -51,7 +51,6 @@ public struct SessionTree: Sendable, Hashable, Codable {
     /// Reads a `tree` reply.
     /// - Throws: when the reply does not have the tree's shape.
     public init(_ reply: JSONValue) throws {
-        let data = try JSONEncoder().encode(reply)
-        self = try JSONDecoder().decode(SessionTree.self, from: data)
+        self = try FlowJSON.decode(SessionTree.self, from: reply)
     }
 }
