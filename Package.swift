@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowWire", "ZeroMQ", "TestSupport"]
+            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
         .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "TestSupport", "ZeroMQ"]),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),

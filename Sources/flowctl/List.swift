@@ -15,7 +15,7 @@ struct List: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
-    @Flag(help: "One JSON object: {\"sessions\": [...], \"registrations\": [...]}.")
+    @Flag(help: "One JSON object: {\"sessions\": [...], \"registrations\": [...], \"store\": {...}}.")
     var json = false
 
     func run() async throws {

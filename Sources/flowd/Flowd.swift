@@ -8,7 +8,9 @@ struct Flowd: AsyncParsableCommand {
         abstract: "The FlowBus coordinator daemon.",
         discussion: """
             flowd owns, per session, the tree of flows and the visibility of every presentable, and decides \
-            every navigation. Its flows are declared in a flow file (see deploy/flows/movies.yaml).
+            every navigation. Its flows are declared in a flow file (see deploy/flows/movies.yaml). It keeps its \
+            sessions in its state directory ($XDG_STATE_HOME/flowbus, else ~/.local/state/flowbus; --state-dir), so \
+            a restart loses none; `flowd run --help` has every option.
             """,
         subcommands: [Run.self, Check.self, Keygen.self],
         defaultSubcommand: Run.self

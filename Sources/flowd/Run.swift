@@ -24,8 +24,9 @@ struct Run: AsyncParsableCommand {
 
             Exit codes: 0 stopped by a signal; 1 cannot start (configuration, flows file, an endpoint in use); \
             64 bad arguments; 65 the state file is damaged, foreign or newer than this flowd; 73 another flowd holds \
-            the state directory; 74 the journal cannot be written (flowd stops rather than acknowledge what is not \
-            written); 78 the flows file lost flows that stored sessions use.
+            the state directory; 74 the state directory or file cannot be created, opened or written (during a run: \
+            flowd stops rather than acknowledge what is not written); 78 the flows file lost flows that stored \
+            sessions use.
 
             Examples:
               flowd --flows deploy/flows/movies.yaml
@@ -111,7 +112,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help:
-            "How long a session no peer touches is kept before it is ended and removed, as 7d, 12h, 30m or 45s; 0 keeps it for ever. Default: 7d."
+            "How long a session no peer touches is kept before it is ended and removed, as 7d, 12h, 30m, 45s (a bare number is seconds); 0 keeps it for ever. Downtime does not count. Default: 7d."
     )
     var idleSessionExpiry: String?
 
@@ -153,7 +154,16 @@ struct Run: AsyncParsableCommand {
             keys[parts[0]] = parts[1]
         }
         flags.authorizedKeys = keys.isEmpty ? nil : keys
-        flags.stateDir = ephemeral ? "none" : stateDir
+        flags.stateDir =
+            ephemeral
+            ? "none"
+            : stateDir.map {
+                StateDirectory.resolve(
+                    $0,
+                    relativeTo: FileManager.default.currentDirectoryPath,
+                    environment: ProcessInfo.processInfo.environment
+                )
+            }
         flags.durability = durability
         flags.idleSessionExpiry = idleSessionExpiry.flatMap(DurationText.parse)
         flags.snapshotEvery = snapshotEvery
@@ -185,6 +195,17 @@ struct Run: AsyncParsableCommand {
         }
         if ephemeral, let stateDir, stateDir != "none" {
             throw ValidationError("--ephemeral and --state-dir \(stateDir) contradict each other; give one")
+        }
+        if let stateDir, stateDir.isEmpty {
+            throw ValidationError("--state-dir needs a directory (or none)")
+        }
+        if ephemeral || stateDir == "none", let durability {
+            throw ValidationError(
+                "--durability \(durability.rawValue) means nothing with --ephemeral: nothing is written"
+            )
+        }
+        if let snapshotInterval, DurationText.parse(snapshotInterval) == .zero {
+            throw ValidationError("--snapshot-interval must be longer than zero")
         }
         for endpoint in controlEndpoints + eventsEndpoints where !endpoint.contains("://") {
             throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")

@@ -147,3 +147,67 @@ import Testing
         await presenter.presenter.close()
     }
 }
+
+/// The tab a user selected belongs to the user: once reported visible it is the selected tab for the client and for
+/// flowd — what a dismissal uncovers is on that tab, and flowd, restarted, rebuilds the presenter on it.
+@Suite struct SelectedTabTests {
+    private func selectedTab(_ screens: ScreenTree) -> Int? {
+        screens.nodes.values.first { $0.description.name == "dashboard" }?.selectedTab
+    }
+
+    @Test func aTabTheUserSelectedStaysSelectedThroughADismissalAndARestart() async throws {
+        let directory = uniqueDirectory("tab")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = [
+            "--flows", demoFlows, "--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events",
+            "--state-dir", directory + "/state",
+        ]
+        var daemon = try Daemon(arguments: arguments)
+        let client = try await PresenterClient.connect(session: "kiosk", options: daemon.options())
+        let presenter = UpdateRecorder(client, reportingVisibility: false)
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("dashboardIsRequired").isAccepted)
+        try await presenter.wait { _ in client.screens.lastPresentable(named: "WatchedCollection") != nil }
+        #expect(selectedTab(client.screens) == 0)
+
+        // The user switches to Watched: the presenter shows it and reports it.
+        var shown = client.screens
+        let dashboard = try #require(shown.nodes.values.first { $0.description.name == "dashboard" }?.id)
+        try shown.apply(.selectTab(dashboard, index: 1), for: .main)
+        try client.reportVisibility(of: shown)
+        try await eventually("the client selected Watched") { self.selectedTab(client.screens) == 1 }
+
+        // A movie from Watched, then back: the screen uncovered is Watched's, reported visible.
+        let collection = try #require(client.screens.lastPresentable(named: "WatchedCollection"))
+        try await eventually {
+            try await client.emit(Step("movieIsPicked", ["withId": 3]), from: collection).isAccepted
+        }
+        try await presenter.wait { _ in client.screens.lastPresentable(named: "MovieDetail") != nil }
+        try client.reportVisibility(of: client.screens)
+        let detail = try #require(client.screens.lastPresentable(named: "MovieDetail"))
+        try client.report(.dismissed, [detail])
+        try await eventually("flowd sees Watched's collection visible") {
+            let screens = try await daemon.screens(session: "kiosk")
+            let visibility = { (name: String) in screens.last { $0["name"] == .string(name) }?["visibility"] }
+            return visibility("WatchedCollection") == "visible" && visibility("WishlistTable") != "visible"
+        }
+
+        // flowd restarts: the presenter is rebuilt on the tab its user chose.
+        #expect(daemon.process.signal(SIGTERM) == 0)
+        daemon = try Daemon(arguments: arguments)
+        try await presenter.wait(within: .seconds(20)) { updates in
+            updates.dropFirst().contains { update in
+                if case .rebuild(let rebuild) = update { self.selectedTab(rebuild.screens) == 1 } else { false }
+            }
+        }
+        await app.close()
+        await client.close()
+    }
+}
+
+extension ScreenTree {
+    /// The most recently placed presentable with this name.
+    fileprivate func lastPresentable(named name: String) -> PresentableID? {
+        nodes.values.filter { $0.description.name == name }.map(\.id).max()
+    }
+}

@@ -67,6 +67,31 @@ import Testing
         #expect(ephemeral.durability == .fsync)
     }
 
+    /// A state directory in a file is relative to the file; `~/` is the home directory; absolute paths stay.
+    @Test func aStateDirectoryIsResolvedAsItsReaderExpects() throws {
+        let environment = ["HOME": "/home/k"]
+        #expect(
+            StateDirectory.resolve("state", relativeTo: "/etc/flowbus", environment: environment)
+                == "/etc/flowbus/state"
+        )
+        #expect(
+            StateDirectory.resolve("../var/s", relativeTo: "/etc/flowbus", environment: environment) == "/etc/var/s"
+        )
+        #expect(StateDirectory.resolve("~/st", relativeTo: "/etc", environment: environment) == "/home/k/st")
+        #expect(
+            StateDirectory.resolve("/var/lib/flowbus", relativeTo: "/etc", environment: environment)
+                == "/var/lib/flowbus"
+        )
+        #expect(StateDirectory.resolve("none", relativeTo: "/etc", environment: environment) == "none")
+        let directory = uniqueDirectory("config")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "stateDir: kept\n".write(toFile: directory + "/flowd.yaml", atomically: true, encoding: .utf8)
+        #expect(try ConfigurationFile.load(contentsOf: directory + "/flowd.yaml").stateDir == directory + "/kept")
+        try "stateDir: ''\n".write(toFile: directory + "/empty.yaml", atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: directory + "/empty.yaml") }
+    }
+
     /// Durations as written in files and flags. Bad ones tried: negative, fractional, unknown units, empty.
     @Test func durationsAreReadAsPeopleWriteThem() {
         #expect(DurationText.parse("7d") == .seconds(7 * 86_400))

@@ -226,6 +226,11 @@ import Testing
         try durable.hello(.stepper, "kiosk/app", name: "app")
         try durable.send(.step(StepMessage(step: Step("about"), sequence: 1)), from: "kiosk/app")
         _ = try durable.tick(by: 500)
+        // Nothing else happens, but a deadline is waited for: the clock is written all the same, so that a restart
+        // does not give the guard its whole time again.
+        _ = try durable.tick(by: 1_000)
+        #expect(try durable.store.load().metadata[StoreKeys.clock] == String(durable.bus.now))
+        durable.bus.now -= 1_000
         var (restored, _) = try durable.restored()
         let same = durable.holdsTheSameSessions(as: restored)
         #expect(same)

@@ -133,6 +133,28 @@ import Testing
         #expect(error?.message.contains("newer FlowBus (state format 2; this flowd reads up to 1)") == true)
     }
 
+    /// A state file cut to nothing is refused, not taken for a new one; a new one is never left half made.
+    @Test func anEmptyFileIsRefusedAndANewFileIsMadeWhole() throws {
+        let file = path()
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os) }
+        #expect(error?.code == .corrupted)
+        #expect(error?.message.contains("is empty") == true)
+        let fresh = path()
+        _ = try SQLiteStore(path: fresh, durability: .os)
+        #expect(!FileManager.default.fileExists(atPath: fresh + ".new"))
+        #expect(((try FileManager.default.attributesOfItem(atPath: fresh))[.size] as? NSNumber)?.intValue ?? 0 > 0)
+    }
+
+    @Test func aFlowBusFileMissingATableIsDamaged() throws {
+        let file = path()
+        _ = try SQLiteStore(path: file, durability: .os)
+        try SQLiteDatabase(path: file).execute("DROP TABLE meta")
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os) }
+        #expect(error?.code == .corrupted)
+        #expect(error?.message.contains("tables of FlowBus's state are missing") == true)
+    }
+
     @Test func aDirectoryThatCannotHoldTheFileIsUnavailable() throws {
         let error = #expect(throws: StoreError.self) {
             try SQLiteStore(path: "/proc/no-such-dir/flowd.db", durability: .os)

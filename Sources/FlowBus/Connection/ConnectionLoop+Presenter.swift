@@ -118,11 +118,29 @@ extension ConnectionLoop {
         let appeared = visible.subtracting(reportedVisible).sorted()
         let hidden = reportedVisible.subtracting(visible).filter { screens[$0] != nil }.sorted()
         reportedVisible = visible
+        selectTabs(shownBy: appeared, in: screens)
         if !hidden.isEmpty {
             queueOrSend(.visibility(VisibilityReport(visibility: .hidden, presentables: hidden)))
         }
         if !appeared.isEmpty {
             queueOrSend(.visibility(VisibilityReport(visibility: .visible, presentables: appeared)))
+        }
+    }
+
+    /// A tab the application reports visible is the one its user selected: flowd's screen tree follows (the same
+    /// rule), and so does this client's, so that what it works out later (the screens a dismissal uncovers, the
+    /// tree ``PresenterClient/screens`` gives) shows the same tab.
+    private func selectTabs(shownBy presentables: [PresentableID], in screens: ScreenTree) {
+        var changed = false
+        for presentable in presentables {
+            guard let node = screens[presentable], node.placement == .tab, let tabs = node.parent,
+                let index = tree[tabs]?.items.firstIndex(of: presentable), tree[tabs]?.selectedTab != index,
+                (try? tree.apply(.selectTab(tabs, index: index), for: presenter)) != nil
+            else { continue }
+            changed = true
+        }
+        if changed {
+            connection.screens.withLock { [tree] in $0 = tree }
         }
     }
 

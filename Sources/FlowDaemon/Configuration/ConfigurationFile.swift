@@ -115,7 +115,17 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "peerMessageRate": file.peerMessageRate = number(orZero: true)
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
-            case "stateDir": file.stateDir = value.string
+            case "stateDir":
+                guard let directory = value.string, !directory.isEmpty else {
+                    problems.append("\(place): 'stateDir' must be a directory, or none")
+                    continue
+                }
+                // Relative to the file, as a reader of the file expects, wherever flowd is started from.
+                file.stateDir = StateDirectory.resolve(
+                    directory,
+                    relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                    environment: ProcessInfo.processInfo.environment
+                )
             case "durability":
                 guard let durability = value.string.flatMap(Durability.init(rawValue:)) else {
                     problems.append("\(place): 'durability' must be os, fsync or off")

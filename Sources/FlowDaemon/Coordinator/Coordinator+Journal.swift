@@ -45,10 +45,11 @@ extension Coordinator {
         }
         swap(&group.metadata, &journal.metadata)
         // The clock is written with snapshots, and at most once a second otherwise (a restart also takes the time of
-        // the last entry): a row less to write in the group of every step.
-        if !group.isEmpty
-            && (!group.snapshots.isEmpty || everything
-                || journal.lastClockWrite.map { now - $0 >= Self.clockWriteInterval } ?? true)
+        // the last entry): a row less to write in the group of every step. While a session waits for a deadline it is
+        // written once a second even when nothing else is, so that a restart does not give the wait back.
+        let clockDue = journal.lastClockWrite.map { now - $0 >= Self.clockWriteInterval } ?? true
+        if (!group.isEmpty || (clockDue && engine.nextDeadline != nil))
+            && (!group.snapshots.isEmpty || everything || clockDue)
         {
             group.metadata[StoreKeys.clock] = String(now)
             journal.lastClockWrite = now

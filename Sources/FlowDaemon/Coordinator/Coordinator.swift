@@ -71,6 +71,9 @@ public struct Coordinator: Sendable {
         self.now = now
         self.lastTick = now
         self.startedAt = now
+        // Message ids go on increasing across runs (the spec: increasing per sender): a run starts above any id an
+        // earlier run could have reached, a thousand per millisecond.
+        self.lastMessageID = UInt64(max(0, now)) &* 1000
         self.lastIdleCheck = now
         self.journal = JournalBuffer(isEnabled: configuration.durable, startedAt: now)
         self.codec = WireCodec(maxBodySize: configuration.maxMessageSize)

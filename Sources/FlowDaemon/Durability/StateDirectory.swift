@@ -24,6 +24,23 @@ public final class StateDirectory {
         return home + "/.local/state/flowbus"
     }
 
+    /// A state directory as written in a flag or a file, made absolute: `~/` is the home directory, and a relative
+    /// path is taken from `base` (the working directory for a flag, the configuration file's directory for a file).
+    /// `none` stays `none`.
+    public static func resolve(_ path: String, relativeTo base: String, environment: [String: String]) -> String {
+        guard path != "none" else { return path }
+        var resolved = path
+        if resolved == "~" || resolved.hasPrefix("~/") {
+            resolved = (environment["HOME"] ?? NSHomeDirectory()) + resolved.dropFirst()
+        }
+        if !resolved.hasPrefix("/") {
+            resolved =
+                URL(fileURLWithPath: resolved, relativeTo: URL(fileURLWithPath: base, isDirectory: true))
+                .standardizedFileURL.path
+        }
+        return resolved
+    }
+
     /// Takes the directory (creating it, private to this user, when missing) for this process.
     /// - Parameter owner: who takes it, written into the lock file for whoever finds it taken.
     /// - Throws: ``StoreError`` `.locked` naming the flowd that holds it, or `.unavailable`.

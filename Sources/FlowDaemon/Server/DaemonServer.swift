@@ -191,6 +191,7 @@ public final class DaemonServer: Sendable {
         if let store = daemon.store, !group.isEmpty {
             do {
                 try store.commit(group)
+                daemon.coordinator.storeStatistics = store.statistics
             } catch {
                 logger.critical(
                     "cannot write the journal, stopping so that nothing unwritten is acknowledged: \(error)"

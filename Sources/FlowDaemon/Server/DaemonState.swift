@@ -41,6 +41,12 @@ struct DaemonState {
         let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
         let stored = try store.load()
         let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
+        if stored.metadata[StoreKeys.epoch] == nil && !(stored.snapshots.isEmpty && stored.entries.isEmpty) {
+            throw StoreError(
+                .corrupted,
+                "\(directory.databasePath) is damaged: it holds sessions but not the epoch they belong to; restore it from a backup, or move it away to start empty"
+            )
+        }
         let epoch = stored.metadata[StoreKeys.epoch] ?? UUID().uuidString
         var journalFlows = specification
         if let storedFlows = stored.metadata[StoreKeys.flows], storedFlows != specification.source {
@@ -71,7 +77,7 @@ struct DaemonState {
             )
             logger.info(
                 "the flows file changed since the last run: the sessions go on with the new flows",
-                metadata: ["ended": "\(dropped.map(\.rawValue).joined(separator: " "))"]
+                metadata: dropped.isEmpty ? [:] : ["ended": "\(dropped.map(\.rawValue).joined(separator: " "))"]
             )
         } else if journalFlows.source != specification.source {
             _ = try coordinator.switchFlows(to: specification, droppingMissing: true)
@@ -84,7 +90,7 @@ struct DaemonState {
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         logger.info(
-            "restored \(summary.sessions) sessions (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
+            "restored \(coordinator.sessions.count) sessions (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
         )
         return DaemonState(
             coordinator: coordinator,

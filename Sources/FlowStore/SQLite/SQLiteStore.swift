@@ -23,17 +23,20 @@ public final class SQLiteStore: SessionStore {
     private let upsertMetadata: SQLiteStatement
     private var counts = StoreStatistics()
     private var totalWriteMicroseconds = 0
+    /// When the files' size was last looked up.
+    private var sizeMeasured: ContinuousClock.Instant?
 
     /// Opens the state file at `path`, creating it when missing.
     /// - Throws: ``StoreError`` `.corrupted`, `.foreign` or `.newerFormat` for a file flowd must not use, and
     ///   `.unavailable` when it cannot be opened.
     public init(path: String, durability: Durability) throws(StoreError) {
+        try Self.createIfMissing(path)
         database = try SQLiteDatabase(path: path)
         self.durability = durability
         // Exclusive: flowd holds its state directory alone (flowd.lock), so SQLite need not lock the file for every
         // transaction, and keeps the log's index in memory rather than in a shared -shm file.
         try database.execute("PRAGMA locking_mode=EXCLUSIVE")
-        try Self.checkOrCreate(database)
+        try Self.check(database)
         // WAL: a writer never blocks on readers, and a commit appends to the log instead of rewriting pages.
         try database.execute("PRAGMA journal_mode=WAL")
         try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF")
@@ -54,26 +57,51 @@ public final class SQLiteStore: SessionStore {
         counts.journalEntries = Int(try database.integer("SELECT count(*) FROM journal"))
     }
 
-    /// Creates the tables in a new file; checks that an existing one is FlowBus's, in a format this one reads.
-    private static func checkOrCreate(_ database: SQLiteDatabase) throws(StoreError) {
-        let application = try database.integer("PRAGMA application_id")
-        let version = try database.integer("PRAGMA user_version")
-        let objects = try database.integer("SELECT count(*) FROM sqlite_master")
-        if application == 0 && version == 0 && objects == 0 {
-            try database.execute(
-                """
-                BEGIN;
-                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-                CREATE TABLE sessions(session TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
-                CREATE TABLE journal(position INTEGER PRIMARY KEY, session TEXT NOT NULL, entry BLOB NOT NULL);
-                CREATE INDEX journal_by_session ON journal(session);
-                PRAGMA application_id = \(applicationID);
-                PRAGMA user_version = \(formatVersion);
-                COMMIT;
-                """
-            )
+    /// A new state file is made whole under another name, then renamed: a file at `path` is always one flowd
+    /// made, and an empty one (cut to nothing by accident) is refused rather than taken for a new one.
+    private static func createIfMissing(_ path: String) throws(StoreError) {
+        let files = FileManager.default
+        if let size = (try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber {
+            let log = (try? files.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber
+            guard size.intValue > 0 || (log?.intValue ?? 0) > 0 else {
+                throw StoreError(
+                    .corrupted,
+                    "\(path) is empty: it was cut to nothing, or made by something else; move it away to start empty"
+                )
+            }
             return
         }
+        let staging = path + ".new"
+        try? files.removeItem(atPath: staging)
+        do {
+            let database = try SQLiteDatabase(path: staging)
+            try create(in: database)
+        }
+        guard rename(staging, path) == 0 else {
+            throw StoreError(.unavailable, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The tables of a new file.
+    private static func create(in database: SQLiteDatabase) throws(StoreError) {
+        try database.execute(
+            """
+            BEGIN;
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE sessions(session TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
+            CREATE TABLE journal(position INTEGER PRIMARY KEY, session TEXT NOT NULL, entry BLOB NOT NULL);
+            CREATE INDEX journal_by_session ON journal(session);
+            PRAGMA application_id = \(applicationID);
+            PRAGMA user_version = \(formatVersion);
+            COMMIT;
+            """
+        )
+    }
+
+    /// Checks that a file is FlowBus's, whole, in a format this one reads.
+    private static func check(_ database: SQLiteDatabase) throws(StoreError) {
+        let application = try database.integer("PRAGMA application_id")
+        let version = try database.integer("PRAGMA user_version")
         guard application == applicationID else {
             throw StoreError(
                 .foreign,
@@ -90,6 +118,15 @@ public final class SQLiteStore: SessionStore {
             throw StoreError(
                 .corrupted,
                 "\(database.path) says state format \(version), which no FlowBus wrote; move it away to start empty"
+            )
+        }
+        let tables = try database.integer(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'sessions', 'journal')"
+        )
+        guard tables == 3 else {
+            throw StoreError(
+                .corrupted,
+                "\(database.path) is damaged: tables of FlowBus's state are missing; restore it from a backup, or move it away to start empty"
             )
         }
     }
@@ -166,12 +203,17 @@ public final class SQLiteStore: SessionStore {
         counts.journalEntries -= database.changes
     }
 
+    /// What the store holds and how fast it writes; cheap enough to read after every group (the files' size is
+    /// looked up at most once a second).
     public var statistics: StoreStatistics {
-        var statistics = counts
-        statistics.bytes = [database.path, database.path + "-wal"].reduce(0) { total, path in
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-            return total + (size ?? 0)
+        let now = ContinuousClock.now
+        if sizeMeasured.map({ now - $0 >= .seconds(1) }) ?? true {
+            sizeMeasured = now
+            counts.bytes = [database.path, database.path + "-wal"].reduce(0) { total, path in
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+                return total + (size ?? 0)
+            }
         }
-        return statistics
+        return counts
     }
 }
