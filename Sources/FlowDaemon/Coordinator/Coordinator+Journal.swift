@@ -64,6 +64,9 @@ extension Coordinator {
     /// How often flowd's clock is written when nothing else asks for it (milliseconds).
     static let clockWriteInterval: Int64 = 1000
 
+    /// Journal entries waiting for the end of the turn (or of the group of turns) to be written.
+    public var pendingJournalEntries: Int { journal.entries.count }
+
     /// Sets metadata to be written with the next group.
     public mutating func setStoreMetadata(_ key: String, _ value: String) {
         journal.metadata[key] = value

@@ -114,6 +114,7 @@ public final class DaemonServer: Sendable {
         let eventsIndex = poller.register(events)
         let controlIndex = poller.register(control)
         let clock = daemon.clock
+        let gathers = daemon.store != nil && configuration.durability != .off
         loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
@@ -121,9 +122,22 @@ public final class DaemonServer: Sendable {
             for (index, _) in ready {
                 switch index {
                 case routerIndex:
-                    // Take what is waiting, bounded so that one busy peer cannot starve the rest of the loop.
-                    for _ in 0..<256 {
-                        guard let message = try router.receive(dontWait: true), message.count > 1 else { break }
+                    // Take what is waiting, bounded (256 messages, 1 ms) so that the turn's answers are not held and
+                    // the rest of the loop is not starved. Group commit: within those bounds, steps that come meanwhile
+                    // join the turn — a loaded flowd writes one transaction for many steps; a lone step is written at
+                    // once.
+                    let gathering = ContinuousClock.now + .milliseconds(1)
+                    var taken = 0
+                    while taken < 256 && (taken == 0 || ContinuousClock.now < gathering) {
+                        var next = try router.receive(dontWait: true)
+                        // What arrived meanwhile becomes readable once libzmq has looked (a poll, no wait).
+                        if next == nil, gathers, daemon.coordinator.pendingJournalEntries > 0,
+                            ContinuousClock.now < gathering, !(try router.wait(for: .readable, within: .zero)).isEmpty
+                        {
+                            next = try router.receive(dontWait: true)
+                        }
+                        guard let message = next, message.count > 1 else { break }
+                        taken += 1
                         let peer = String(decoding: message[0], as: UTF8.self)
                         let frames = Array(message.frames.dropFirst())
                         outgoing += daemon.coordinator.receive(
