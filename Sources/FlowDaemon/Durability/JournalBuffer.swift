@@ -35,13 +35,17 @@ struct JournalBuffer: Sendable {
     /// Whether entries are to be written now.
     var isRecording: Bool { isEnabled && !isReplaying }
 
-    /// Adds an entry; its session's snapshot is due once its journal has `snapshotEvery` entries and is as large
-    /// as its last snapshot: a session is never written whole more often than its journal grows by its size, so a
-    /// session that grows large costs no more to keep than a small one.
+    /// How many times its last snapshot's size a session's journal grows before it is written whole again: a
+    /// snapshot costs about this many times more to write, per byte, than journal entries (it goes through
+    /// `Codable`), so keeping a session that grows costs a bounded share of the steps that make it grow.
+    static let snapshotGrowth = 8
+
+    /// Adds an entry; its session's snapshot is due once its journal has `snapshotEvery` entries and is
+    /// ``snapshotGrowth`` times as large as its last snapshot.
     mutating func add(_ bytes: [UInt8], session: SessionID, snapshotEvery: Int) {
         entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
         let tail = noteEntry(of: session, bytes: bytes.count)
-        if tail.entries >= snapshotEvery && tail.bytes >= snapshotSizes[session, default: 0] {
+        if tail.entries >= snapshotEvery && tail.bytes >= Self.snapshotGrowth * snapshotSizes[session, default: 0] {
             snapshotDue.insert(session)
         }
     }
