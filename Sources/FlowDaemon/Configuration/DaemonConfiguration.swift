@@ -34,8 +34,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var stateDirectory: String?
     /// What an acknowledgement waits for.
     public var durability = Durability.os
-    /// A session's snapshot is written once this many journal entries follow the last one (and they take as many
-    /// bytes as that snapshot did: a large session is not written whole more often than its journal grows by its size).
+    /// A session's snapshot is written once this many journal entries follow the last one (and they take 8 times as
+    /// many bytes as that snapshot did: a large session is written whole less often).
     public var snapshotEvery = 1000
     /// Sessions changed since their last snapshot get a new one this often.
     public var snapshotInterval: Duration = .seconds(60)
