@@ -29,6 +29,8 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // SQLite from Debian's libsqlite3-dev for the embedded store: a dozen prepared statements do not need GRDB's
+        // toolkit or sqlite-nio's event loops (see FlowStore's DocC).
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
