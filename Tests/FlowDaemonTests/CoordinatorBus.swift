@@ -111,3 +111,25 @@ func fate(_ envelopes: [Envelope]) -> WireFate? {
 func error(_ envelopes: [Envelope]) -> ErrorReply? {
     envelopes.compactMap { if case .error(let error) = $0.message { error } else { nil } }.first
 }
+
+/// A flow whose `about` step is adapted by the guard `permissions` (subject `about`): allowed, it shows About;
+/// refused (or unanswered by the deadline), it becomes `refused` and shows Refused.
+let guardedAboutFlows = """
+    version: 1
+    session: { root: App, stepper: { named: app } }
+    steps:
+      about: {}
+      refused: {}
+    flows:
+      App:
+        root: { stack: app }
+        adapt:
+          about:
+            guard: { name: permissions, subject: about }
+            else: refused
+        on:
+          about:
+            - show: About
+          refused:
+            - show: Refused
+    """

@@ -251,25 +251,7 @@ import Testing
 
     @Test func guardsAreAskedAndTheirAnswerDecides() throws {
         var bus = try Bus(
-            flows: """
-                version: 1
-                session: { root: App, stepper: { named: app } }
-                steps:
-                  about: {}
-                  refused: {}
-                flows:
-                  App:
-                    root: { stack: app }
-                    adapt:
-                      about:
-                        guard: { name: permissions, subject: about }
-                        else: refused
-                    on:
-                      about:
-                        - show: About
-                      refused:
-                        - show: Refused
-                """
+            flows: guardedAboutFlows
         )
         _ = bus.hello(.guard, "permissions-guard", name: "permissions", session: nil)
         _ = bus.hello(.stepper, "kiosk/app", name: "app")

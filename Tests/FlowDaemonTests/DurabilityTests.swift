@@ -202,25 +202,7 @@ import Testing
     /// waited is asked again.
     @Test func deadlinesAndGuardQuestionsSurviveARestart() throws {
         var durable = try DurableBus(
-            flows: """
-                version: 1
-                session: { root: App, stepper: { named: app } }
-                steps:
-                  about: {}
-                  refused: {}
-                flows:
-                  App:
-                    root: { stack: app }
-                    adapt:
-                      about:
-                        guard: { name: permissions, subject: about }
-                        else: refused
-                    on:
-                      about:
-                        - show: About
-                      refused:
-                        - show: Refused
-                """
+            flows: guardedAboutFlows
         )
         try durable.hello(.guard, "permissions-guard", name: "permissions", session: nil)
         try durable.hello(.stepper, "kiosk/app", name: "app")
