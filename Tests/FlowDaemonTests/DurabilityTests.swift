@@ -287,6 +287,20 @@ import Testing
         }
     }
 
+    /// Steps for a session that does not exist (an inspector naming an unknown one) change no session: nothing of
+    /// them is kept, so nothing is left behind for ever.
+    @Test func stepsForASessionThatDoesNotExistLeaveNothingInTheStore() throws {
+        var durable = try DurableBus()
+        try durable.hello(.inspector, "ctl", name: "app", session: nil)
+        let answer = try durable.send(
+            .step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)),
+            from: "ctl",
+            session: "ghost"
+        )
+        #expect(fate(answer)?.reason == "unknownSession")
+        #expect(try durable.store.load().entries.isEmpty)
+    }
+
     @Test func anEndedSessionLeavesNothingInTheStore() throws {
         var durable = try DurableBus { $0.snapshotEvery = 2 }
         try demoJourney(&durable)

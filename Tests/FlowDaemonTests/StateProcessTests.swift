@@ -147,6 +147,18 @@ import ZeroMQ
         #expect(second.standardError.contains("holds sessions but not the epoch they belong to"))
     }
 
+    /// A file that is not a socket where an ipc endpoint goes is not replaced: flowd refuses to start.
+    @Test func aFileThatIsNotASocketAtAnEndpointIsLeftAlone() throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let flows = try setup.flows(Self.twoFlows)
+        try "notes".write(toFile: setup.directory + "/control", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(setup.arguments(flows: flows))
+        #expect(daemon.signal(0, within: .seconds(10)) == 1)
+        #expect(daemon.standardError.contains("is not a socket file"))
+        #expect(try String(contentsOfFile: setup.directory + "/control", encoding: .utf8) == "notes")
+    }
+
     @Test func aStoppedFlowdLeavesNoLockBehindAndTheNextOneRestoresItsSessions() throws {
         let setup = try Setup()
         defer { setup.remove() }

@@ -6,7 +6,9 @@ extension Coordinator {
     /// Keeps an input that changed a session, to be written before anything it caused leaves flowd. Nothing is
     /// kept by an ephemeral flowd, or while the journal is replayed.
     mutating func record(_ input: JournalInput, session: SessionID) {
-        guard journal.isRecording else { return }
+        // A session that does not exist keeps nothing (an inspector naming an unknown one, a peer of an ended one):
+        // what was said to it changes no session, and its entries would never be removed.
+        guard journal.isRecording, engine.hasSession(session) || input.startsSession else { return }
         let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
         do {
             journal.add(try entry.encoded(), session: session, snapshotEvery: configuration.snapshotEvery)

@@ -30,7 +30,8 @@ extension Coordinator {
         let idle = activity.filter { session, activity in
             !occupied.contains(session) && max(activity.lastActivity, started) <= cutoff
         }
-        for session in idle.keys.sorted() {
+        // At most a thousand a check: ending many sessions at once must not stall the loop (the rest go next time).
+        for session in idle.keys.sorted().prefix(1000) {
             logger.info(
                 "ended an idle session",
                 metadata: ["session": "\(session)", "idleFor": "\((wallNow - idle[session]!.lastActivity) / 1000) s"]

@@ -51,6 +51,8 @@ extension Coordinator {
                 }
                 try coordinator.resume(record)
                 coordinator.journal.snapshotSizes[record.engine.session] = stored.bytes.count
+            } catch let error as StoreError {
+                throw error
             } catch {
                 throw StoreError(
                     .invalidRecord,
@@ -93,7 +95,8 @@ extension Coordinator {
         let session = record.engine.session
         try engine.resume(record.engine)
         commandSequences[session] = Dictionary(
-            uniqueKeysWithValues: record.commandSequences.map { (PresenterID($0.key), $0.value) }
+            record.commandSequences.map { (PresenterID($0.key), $0.value) },
+            uniquingKeysWith: { _, last in last }
         )
         for sender in record.senders {
             var stepper = StepperRecord()
@@ -103,7 +106,10 @@ extension Coordinator {
             steppers[StepperKey(session: session, role: sender.role, name: sender.name)] = stepper
         }
         if !record.waiting.isEmpty {
-            pending[session] = Dictionary(uniqueKeysWithValues: record.waiting.map { ($0.token, $0.acknowledgement) })
+            pending[session] = Dictionary(
+                record.waiting.map { ($0.token, $0.acknowledgement) },
+                uniquingKeysWith: { _, last in last }
+            )
         }
         if !record.drops.isEmpty {
             recentDrops[session] = record.drops
@@ -143,7 +149,8 @@ extension Coordinator {
         case .inspectorLeft(let name):
             steppers[StepperKey(session: session, role: .inspector, name: name)] = nil
         }
-        if activity[session] != nil {
+        if case .timePassed = entry.input {
+        } else if activity[session] != nil {
             activity[session]?.lastActivity = entry.wall
         }
         output = []

@@ -71,8 +71,6 @@ public struct Coordinator: Sendable {
         self.now = now
         self.lastTick = now
         self.startedAt = now
-        // Message ids go on increasing across runs (the spec: increasing per sender): a run starts above any id an
-        // earlier run could have reached, a thousand per millisecond.
         self.lastMessageID = UInt64(max(0, now)) &* 1000
         self.lastIdleCheck = now
         self.journal = JournalBuffer(isEnabled: configuration.durable, startedAt: now)
@@ -238,6 +236,12 @@ public struct Coordinator: Sendable {
     /// flowd's clock as the coordinator last heard it (milliseconds): after a restore, the later of the stored
     /// clock and the last journal entry's time.
     public var clock: Int64 { now }
+
+    /// Numbers the daemon's messages from a thousand per millisecond of `wall` (the wall clock, ms since 1970) on:
+    /// ids go on increasing across runs (the spec: increasing per sender), however little an earlier run wrote.
+    public mutating func numberMessages(from wall: Int64) {
+        lastMessageID = max(lastMessageID, UInt64(max(0, wall)) &* 1000)
+    }
 
     /// Now on the wall clock (milliseconds since 1970).
     var wallNow: Int64 { now + wallOffset }

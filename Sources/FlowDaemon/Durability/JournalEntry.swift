@@ -40,6 +40,13 @@ enum JournalInput: Sendable, Hashable, Codable {
     case inspectorLeft(name: String)
 }
 
+extension JournalInput {
+    /// Whether the input creates its session (the only one recorded for a session that does not exist yet).
+    var startsSession: Bool {
+        if case .sessionStarted = self { true } else { false }
+    }
+}
+
 /// Who sent a numbered step, and what its acknowledgement answers.
 struct StepSender: Sendable, Hashable, Codable {
     /// The connection's id.

@@ -56,7 +56,7 @@ public final class StateDirectory {
             throw StoreError(.unavailable, "cannot create the state directory \(path): \(error.localizedDescription)")
         }
         let lockPath = path + "/flowd.lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }

@@ -95,6 +95,12 @@ public final class DaemonServer: Sendable {
             for endpoint in endpoints {
                 let file = IPCEndpoint(endpoint)
                 try file?.prepareDirectory()
+                // Again, right before binding (the restore may have taken a while): binding replaces the file.
+                if let file, file.isServed || file.isSomethingElse {
+                    throw DaemonError(
+                        "ipc://\(file.path) is served by another process, or is not a socket file; stop it or move it away, or give this flowd other endpoints"
+                    )
+                }
                 try socket.bind(endpoint)
                 if let file { boundFiles.append(file) }
                 let last = try socket.lastEndpoint
@@ -181,7 +187,9 @@ public final class DaemonServer: Sendable {
             do {
                 try store.commit(daemon.coordinator.takeStoreGroup(everything: true))
             } catch {
-                logger.error("cannot write the sessions at exit: \(error); the next start replays the journal")
+                // What the last turn answered is not written: nothing of it leaves, and flowd fails.
+                logger.critical("cannot write the sessions at exit, the last turn's answers are not sent: \(error)")
+                throw error
             }
         }
         deliver(outgoing, router, events)

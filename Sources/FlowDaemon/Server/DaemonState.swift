@@ -33,6 +33,7 @@ struct DaemonState {
                 logger: logger
             )
             coordinator.wallOffset = DaemonClock.wallNow - clock.now
+            coordinator.numberMessages(from: DaemonClock.wallNow)
             logger.info("flowd keeps its sessions in memory only (--ephemeral): a restart loses them")
             return DaemonState(coordinator: coordinator, clock: clock, store: nil, directory: nil)
         }
@@ -70,6 +71,7 @@ struct DaemonState {
         // Restored, the coordinator's clock is the later of the stored clock and the last entry's time.
         let clock = DaemonClock(continuingFrom: coordinator.clock)
         coordinator.wallOffset = DaemonClock.wallNow - clock.now
+        coordinator.numberMessages(from: DaemonClock.wallNow)
         if journalFlows.source != specification.source && summary.sessions > 0 {
             let dropped = try coordinator.switchFlows(
                 to: specification,

@@ -37,6 +37,13 @@ struct IPCEndpoint {
         return connected == 0
     }
 
+    /// Whether something other than a socket file is at the path (binding would replace it).
+    var isSomethingElse: Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return false }
+        return (status.st_mode & S_IFMT) != S_IFSOCK
+    }
+
     /// Makes the socket file's directory.
     func prepareDirectory() throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -39,7 +39,9 @@ public final class SQLiteStore: SessionStore {
         try Self.check(database)
         // WAL: a writer never blocks on readers, and a commit appends to the log instead of rewriting pages.
         try database.execute("PRAGMA journal_mode=WAL")
-        try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF")
+        // NORMAL in WAL mode: a commit is written to the operating system without a flush, and the log is flushed at
+        // checkpoints, so that a power loss may lose the last commits but never leaves the file inconsistent.
+        try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         begin = try database.prepare("BEGIN IMMEDIATE")
         commitTransaction = try database.prepare("COMMIT")
         insertEntry = try database.prepare("INSERT INTO journal(session, entry) VALUES (?1, ?2)")
