@@ -472,11 +472,8 @@ import Testing
             bus.now += 700
             let answer = bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
             #expect(answer.isEmpty)
-            let ticked = bus.coordinator.tick(now: bus.now)
+            _ = bus.coordinator.tick(now: bus.now)
             #expect(bus.coordinator.counters.peersLost == 0)
-            bus.now += 700
-            let heartbeat = bus.replies(ticked + bus.coordinator.tick(now: bus.now), to: "kiosk/app").first
-            #expect(heartbeat?.header.sentAt == bus.now + bus.coordinator.wallOffset || heartbeat == nil)
         }
         bus.now += 1_100
         let heartbeats = bus.replies(bus.coordinator.tick(now: bus.now), to: "kiosk/app")

@@ -7,10 +7,11 @@ import Testing
 /// The embedded store over real SQLite files: what is committed comes back, in order; a write cut short leaves the
 /// groups before it; a file flowd must not use is refused, untouched.
 @Suite struct SQLiteStoreTests {
+    /// Where this test's files go (removed with it).
+    private let scratch = ScratchDirectory("store")
+
     private func path() -> String {
-        let directory = uniqueDirectory("store")
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/flowd.db"
+        scratch.path + "/\(UUID().uuidString.prefix(8)).db"
     }
 
     private func entry(_ session: String, _ text: String) -> JournalRecord {

@@ -55,3 +55,18 @@ public func run(
 public func uniqueDirectory(_ prefix: String = "fb") -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))").path
 }
+
+/// A directory of its own for a test's files, made at once and removed with the value (a suite instance, a helper).
+public final class ScratchDirectory: Sendable {
+    /// The directory.
+    public let path: String
+
+    public init(_ prefix: String = "fb") {
+        path = uniqueDirectory(prefix)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -180,16 +180,7 @@ public struct FlowEngine: Sendable {
     /// guard question that was waiting is asked again: it is among the returned effects.
     @discardableResult
     public mutating func restore(_ snapshot: SessionSnapshot) throws(FlowCoreError) -> Effects {
-        guard snapshot.version == SessionSnapshot.currentVersion else {
-            throw FlowCoreError(
-                .invalidSnapshot,
-                "snapshot version \(snapshot.version) is not \(SessionSnapshot.currentVersion); restore it with the FlowBus that wrote it"
-            )
-        }
-        guard sessions[snapshot.state.id] == nil else {
-            throw FlowCoreError(.sessionExists, "session \(snapshot.state.id) already runs; end it before restoring")
-        }
-        var session = try Session(state: snapshot.state, registry: registry, options: options, now: now)
+        var session = try session(from: snapshot, renewingDeadlines: true)
         let effects = session.takeEffects()
         store(session)
         return effects
@@ -199,6 +190,11 @@ public struct FlowEngine: Sendable {
     /// same clock — asking nothing: what a daemon does when it restarts from its own journal. The engine's time
     /// must not be past the moment the snapshot was taken, or deadlines would fire late.
     public mutating func resume(_ snapshot: SessionSnapshot) throws(FlowCoreError) {
+        store(try session(from: snapshot, renewingDeadlines: false))
+    }
+
+    /// A session remade from a snapshot of this format, for a session this engine does not run.
+    private func session(from snapshot: SessionSnapshot, renewingDeadlines: Bool) throws(FlowCoreError) -> Session {
         guard snapshot.version == SessionSnapshot.currentVersion else {
             throw FlowCoreError(
                 .invalidSnapshot,
@@ -208,8 +204,12 @@ public struct FlowEngine: Sendable {
         guard sessions[snapshot.state.id] == nil else {
             throw FlowCoreError(.sessionExists, "session \(snapshot.state.id) already runs; end it before restoring")
         }
-        store(
-            try Session(state: snapshot.state, registry: registry, options: options, now: now, renewingDeadlines: false)
+        return try Session(
+            state: snapshot.state,
+            registry: registry,
+            options: options,
+            now: now,
+            renewingDeadlines: renewingDeadlines
         )
     }
 

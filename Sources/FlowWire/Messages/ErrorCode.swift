@@ -1,24 +1,10 @@
 /// The code of an ERROR: one of the specification's table, the same word on the wire in every language.
-public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ErrorCode: WireWord {
     /// The word on the wire.
     public let rawValue: String
 
-    /// A code from its word.
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// A code from its word.
+    /// A word from its text.
     public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    public var description: String { rawValue }
 
     // Framing and decoding (``WireError``).
 

@@ -1,25 +1,11 @@
 /// The kind of an inspection event (EVENT's `kind`, an EVENTS entry's `kind`): the specification's table, the same
 /// word on the wire in every language.
-public struct InspectionKind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct InspectionKind: WireWord {
     /// The word on the wire.
     public let rawValue: String
 
-    /// A kind from its word.
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// A kind from its word.
+    /// A word from its text.
     public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    public var description: String { rawValue }
 
     public static let sessionStarted = Self("sessionStarted")
     public static let sessionEnded = Self("sessionEnded")
