@@ -8,11 +8,19 @@ public protocol SessionStore: AnyObject {
     /// it, in the order they were written.
     func load() throws(StoreError) -> StoredState
 
-    /// Writes a group atomically: all of it is stored, or (after a crash) none of it.
-    func commit(_ group: StoreGroup) throws(StoreError)
+    /// Writes groups in one transaction, in order, atomically: all of them are stored, or (after a crash) none.
+    /// Several groups written at once cost one transaction: that is how a writer that fell behind catches up.
+    func commit(_ groups: [StoreGroup]) throws(StoreError)
 
     /// What the store holds and how fast it writes.
     var statistics: StoreStatistics { get }
+}
+
+extension SessionStore {
+    /// Writes one group atomically: all of it is stored, or (after a crash) none of it.
+    public func commit(_ group: StoreGroup) throws(StoreError) {
+        try commit([group])
+    }
 }
 
 /// One journal entry: the input that changed a session, encoded by its owner.
@@ -90,13 +98,15 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
     public var journalEntries = 0
     /// Groups written since the store was opened.
     public var groups = 0
+    /// Transactions written since the store was opened (several groups may share one).
+    public var transactions = 0
     /// Snapshots written since the store was opened.
     public var snapshotsWritten = 0
-    /// The last group's write, in microseconds.
+    /// The last transaction's write, in microseconds.
     public var lastWriteMicroseconds = 0
-    /// The mean write, in microseconds.
+    /// The mean transaction's write, in microseconds.
     public var meanWriteMicroseconds = 0
-    /// The slowest write, in microseconds.
+    /// The slowest transaction's write, in microseconds.
     public var maxWriteMicroseconds = 0
 
     /// Nothing written yet.

@@ -240,17 +240,21 @@ struct Run: AsyncParsableCommand {
             handler.logLevel = logLevel
             return handler
         }
+        let logger = Logger(label: "flowd")
+        let writer = try JournalWriter(logger: logger)
         let server = try DaemonServer(
             configuration: configuration,
             specification: specification,
-            logger: Logger(label: "flowd")
+            writer: writer,
+            logger: logger
         )
-        let logger = Logger(label: "flowd")
-        // The loop and the signals, as services: SIGTERM and SIGINT shut the group down gracefully (the loop writes
-        // every changed session and returns), SIGHUP reloads the flows.
+        // The journal writer, the loop and the signals, as services. SIGTERM and SIGINT shut the group down
+        // gracefully, in reverse order: the loop hands its last group (every changed session) to the writer and
+        // returns once it is written; then the writer stops. SIGHUP reloads the flows.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
+                    .init(service: JournalWriterService(writer: writer)),
                     .init(
                         service: CoordinatorService(server: server),
                         successTerminationBehavior: .gracefullyShutdownGroup,

@@ -50,6 +50,27 @@ import Testing
         #expect(state.snapshots.isEmpty)
     }
 
+    @Test func groupsWrittenTogetherAreAppliedOneAfterTheOtherInOneTransaction() throws {
+        let file = path()
+        var store: SQLiteStore? = try SQLiteStore(path: file, durability: .os)
+        // A session written, ended, then started again: in one transaction, each group applies in turn.
+        try store?.commit([
+            group(entries: [entry("a", "1"), entry("b", "2")]),
+            group(removed: ["a"]),
+            group(entries: [entry("a", "3")], snapshots: [SnapshotRecord(session: "b", bytes: Array("B".utf8))]),
+        ])
+        #expect(store?.statistics.groups == 3)
+        #expect(store?.statistics.transactions == 1)
+        #expect(store?.statistics.journalEntries == 1)
+        // Nothing to write: no transaction.
+        try store?.commit([StoreGroup(), StoreGroup()])
+        #expect(store?.statistics.transactions == 1)
+        store = nil
+        let state = try SQLiteStore(path: file, durability: .os).load()
+        #expect(state.entries == [entry("a", "3")])
+        #expect(state.snapshots == [SnapshotRecord(session: "b", bytes: Array("B".utf8))])
+    }
+
     @Test func aSnapshotReplacesItsSessionsEntriesAndAnEndedSessionLeavesNothing() throws {
         let store = try SQLiteStore(path: path(), durability: .fsync)
         try store.commit(group(entries: [entry("a", "1"), entry("b", "2"), entry("c", "3")]))

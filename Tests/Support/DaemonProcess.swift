@@ -14,9 +14,11 @@ public final class DaemonProcess: @unchecked Sendable {
     private let ownsStateDirectory: Bool
 
     /// Starts the built flowd with `arguments`; without `--state-dir` or `--ephemeral` among them, it gets a fresh
-    /// state directory of its own.
-    public init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: try builtProduct("flowd"))
+    /// state directory of its own. With `fileSizeLimit` (bytes), no file flowd writes may grow beyond it (the
+    /// shell's `ulimit -f`, with SIGXFSZ ignored): a write past it fails with EFBIG, as on a full disk.
+    public init(_ arguments: [String], fileSizeLimit: Int? = nil) throws {
+        let flowd = try builtProduct("flowd")
+        process.executableURL = URL(fileURLWithPath: flowd)
         if let index = arguments.firstIndex(of: "--state-dir"), index + 1 < arguments.count {
             stateDirectory = arguments[index + 1]
             ownsStateDirectory = false
@@ -30,6 +32,13 @@ public final class DaemonProcess: @unchecked Sendable {
             stateDirectory = directory
             ownsStateDirectory = true
             process.arguments = arguments + ["--state-dir", directory]
+        }
+        if let fileSizeLimit {
+            // ulimit -f counts blocks of 512 bytes; exec keeps the limit and the ignored signal.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit / 512) && exec \"$0\" \"$@\"", flowd]
+                + (process.arguments ?? [])
         }
         let errors = Pipe()
         process.standardError = errors
@@ -106,6 +115,11 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Sends a signal and waits (bounded) for the process to exit; returns its status.
     public func signal(_ number: Int32, within timeout: Duration = .seconds(10)) -> Int32? {
         kill(process.processIdentifier, number)
+        return exitStatus(within: timeout)
+    }
+
+    /// Waits (bounded) for the process to exit by itself; returns its status, `nil` if it is still running.
+    public func exitStatus(within timeout: Duration = .seconds(10)) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)

@@ -146,6 +146,8 @@ extension Coordinator {
             "snapshots": .int(statistics.snapshots),
             "journalEntries": .int(statistics.journalEntries),
             "groupsWritten": .int(statistics.groups),
+            "transactions": .int(statistics.transactions),
+            "groupsWaiting": .int(groupsWaiting),
             "snapshotsWritten": .int(statistics.snapshotsWritten),
             "lastSnapshotAt": journal.lastSnapshotWall.map { .int(Int($0)) } ?? .null,
             "writeMicroseconds": [

@@ -52,6 +52,8 @@ public struct Coordinator: Sendable {
     var lastIdleCheck: Int64
     /// What the store holds and how fast it writes, as the server last read it (`nil` when ephemeral).
     public var storeStatistics: StoreStatistics?
+    /// Groups handed to the journal writer and not yet written, as the server last saw.
+    public var groupsWaiting = 0
     /// When ``tick(now:)`` last ran: it runs at least every half heartbeat interval, however busy the daemon is.
     var lastTick: Int64 = 0
     let logger: Logger

@@ -6,18 +6,21 @@ import Logging
 import Synchronization
 import ZeroMQ
 
-/// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets, the
-/// ``Coordinator`` and the store; other threads only ask it to stop or reload, through an inproc socket.
+/// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
+/// ``Coordinator``; other threads only ask it to stop or reload, through an inproc socket.
 ///
-/// Each turn of the loop takes what the sockets have, lets the coordinator apply it, writes what changed to the
-/// store in one transaction, and only then sends the answers: nothing leaves flowd about an input that is not
-/// written (unless the durability is `off`).
+/// Each turn of the loop takes what the sockets have and lets the coordinator apply it; the coordinator's
+/// ``TurnEffects`` say what to write and then what to send. The writes go to the ``JournalWriter`` (its own
+/// service, on its own thread), and the turn's messages wait until it says they are written: nothing leaves flowd
+/// about an input that is not written (unless the durability is `off`). Meanwhile the loop goes on with the next
+/// turns.
 public final class DaemonServer: Sendable {
     private let configuration: DaemonConfiguration
     private let specification: FlowSpecification
     private let context: Context
     private let controlEndpoint = "inproc://flowd-control-\(UUID().uuidString)"
     private let logger: Logger
+    private let writer: JournalWriter
     private let state = Mutex(State.idle)
     /// Flows read and checked off the loop, waiting for the loop to take them.
     private let reloaded = Mutex<FlowSpecification?>(nil)
@@ -28,20 +31,23 @@ public final class DaemonServer: Sendable {
         case idle, running, stopped
     }
 
-    /// Creates a server; nothing is bound until ``run()``.
+    /// Creates a server that writes through `writer` (run it as a ``JournalWriterService`` beside this one);
+    /// nothing is bound until ``run()``.
     public init(
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
+        writer: JournalWriter,
         logger: Logger
     ) throws {
         self.configuration = configuration
         self.specification = specification
+        self.writer = writer
         self.logger = logger
         self.context = try Context()
     }
 
     /// Restores the sessions, binds the endpoints and runs the event loop on the calling thread until ``stop()``;
-    /// then writes every session whole, so that the next start reads snapshots only.
+    /// then writes every session whole, so that the next start reads snapshots only, and waits for the writer.
     /// - Throws: ``StoreError`` or ``FlowsChangedError`` when the state cannot be used, ``DaemonError`` when an
     ///   endpoint is served by another process, and ZeroMQ's errors when one cannot be bound.
     public func run() throws {
@@ -64,6 +70,7 @@ public final class DaemonServer: Sendable {
             specification: specification,
             owner:
                 "pid \(ProcessInfo.processInfo.processIdentifier)\ncontrol \(configuration.controlEndpoints.joined(separator: " "))\n",
+            writer: writer,
             logger: logger
         )
 
@@ -113,14 +120,18 @@ public final class DaemonServer: Sendable {
             "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
         )
 
-        daemon.coordinator.storeStatistics = daemon.store?.statistics
         var outgoing = daemon.pendingOutput
+        var delivery = OrderedDelivery(
+            writer: daemon.durable ? writer : nil,
+            waitsForWrites: configuration.durability != .off
+        )
         var poller = Poller()
         let routerIndex = poller.register(router)
         let eventsIndex = poller.register(events)
         let controlIndex = poller.register(control)
+        let writtenIndex = poller.register(fileDescriptor: writer.written.fileDescriptor)
         let clock = daemon.clock
-        let gathers = daemon.store != nil && configuration.durability != .off
+        let gathers = daemon.durable && configuration.durability != .off
         loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
@@ -162,6 +173,10 @@ public final class DaemonServer: Sendable {
                             now: clock.now
                         )
                     }
+                case writtenIndex:
+                    writer.written.clear()
+                    noteWriterProgress(&daemon.coordinator)
+                    deliver(try delivery.released(), router, events)
                 case controlIndex:
                     guard let message = try control.receive(dontWait: true) else { continue }
                     switch message.strings.first {
@@ -176,53 +191,32 @@ public final class DaemonServer: Sendable {
             }
             if clock.now >= daemon.coordinator.nextTick() {
                 outgoing += daemon.coordinator.tick(now: clock.now)
-                if let store = daemon.store {
-                    daemon.coordinator.storeStatistics = store.statistics
-                }
+                noteWriterProgress(&daemon.coordinator)
             }
             outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
-            try finishTurn(&daemon, &outgoing, router, events)
+            deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing)), router, events)
+            outgoing.removeAll(keepingCapacity: true)
         }
-        if let store = daemon.store {
-            do {
-                try store.commit(daemon.coordinator.takeStoreGroup(everything: true))
-            } catch {
-                // What the last turn answered is not written: nothing of it leaves, and flowd fails.
-                logger.critical("cannot write the sessions at exit, the last turn's answers are not sent: \(error)")
-                throw error
-            }
+        // The last turn: every session written whole. What the turns answered leaves once it is written; if it
+        // cannot be, nothing of it leaves, and flowd fails.
+        deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
+        do {
+            deliver(try delivery.drain(), router, events)
+        } catch {
+            logger.critical("cannot write the sessions at exit, the last answers are not sent: \(error)")
+            throw error
         }
-        deliver(outgoing, router, events)
         logger.info("flowd stopped")
     }
 
-    /// Writes what the turn changed, then sends what it produced (with `off` durability, the other way round).
-    /// - Throws: ``StoreError`` when the store cannot be written: flowd stops rather than acknowledge what is not
-    ///   written.
-    private func finishTurn(
-        _ daemon: inout DaemonState,
-        _ outgoing: inout [Outgoing],
-        _ router: Socket,
-        _ events: Socket
-    ) throws {
-        let group = daemon.coordinator.takeStoreGroup()
-        if configuration.durability == .off {
-            deliver(outgoing, router, events)
-            outgoing.removeAll(keepingCapacity: true)
+    /// Gives the coordinator the writer's figures, for the `store` query.
+    private func noteWriterProgress(_ coordinator: inout Coordinator) {
+        guard coordinator.configuration.durable else { return }
+        let progress = writer.progress
+        if let statistics = progress.statistics {
+            coordinator.storeStatistics = statistics
         }
-        if let store = daemon.store, !group.isEmpty {
-            do {
-                try store.commit(group)
-                daemon.coordinator.storeStatistics = store.statistics
-            } catch {
-                logger.critical(
-                    "cannot write the journal, stopping so that nothing unwritten is acknowledged: \(error)"
-                )
-                throw error
-            }
-        }
-        deliver(outgoing, router, events)
-        outgoing.removeAll(keepingCapacity: true)
+        coordinator.groupsWaiting = progress.waiting
     }
 
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.

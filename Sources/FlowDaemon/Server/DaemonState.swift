@@ -9,18 +9,20 @@ import Logging
 struct DaemonState {
     var coordinator: Coordinator
     let clock: DaemonClock
-    let store: (any SessionStore)?
+    /// Whether the sessions are kept in a store (handed to the journal writer).
+    let durable: Bool
     let directory: StateDirectory?
     /// What the restart itself has to send (guard questions asked again).
     var pendingOutput: [Outgoing] = []
 
     /// Opens the state: takes the state directory, reads the store, replays it with the flows it was written with,
-    /// then moves on to the current flows; writes the result before returning.
+    /// then moves on to the current flows; writes the result, and hands the store to `writer`.
     /// - Throws: ``StoreError`` or ``FlowsChangedError``: flowd must not start.
     static func open(
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
         owner: String,
+        writer: JournalWriter,
         logger: Logger
     ) throws -> DaemonState {
         guard let path = configuration.stateDirectory else {
@@ -35,7 +37,7 @@ struct DaemonState {
             coordinator.wallOffset = DaemonClock.wallNow - clock.now
             coordinator.numberMessages(from: DaemonClock.wallNow)
             logger.info("flowd keeps its sessions in memory only (--ephemeral): a restart loses them")
-            return DaemonState(coordinator: coordinator, clock: clock, store: nil, directory: nil)
+            return DaemonState(coordinator: coordinator, clock: clock, durable: false, directory: nil)
         }
         let started = ContinuousClock.now
         let directory = try StateDirectory(path: path, owner: owner)
@@ -89,6 +91,8 @@ struct DaemonState {
         coordinator.setStoreMetadata(StoreKeys.flowsFile, specification.file)
         let output = coordinator.restarted()
         try store.commit(coordinator.takeStoreGroup())
+        coordinator.storeStatistics = store.statistics
+        writer.attach(store)
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         logger.info(
@@ -97,7 +101,7 @@ struct DaemonState {
         return DaemonState(
             coordinator: coordinator,
             clock: clock,
-            store: store,
+            durable: true,
             directory: directory,
             pendingOutput: output
         )

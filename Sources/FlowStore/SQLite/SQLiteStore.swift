@@ -150,33 +150,13 @@ public final class SQLiteStore: SessionStore {
         return state
     }
 
-    public func commit(_ group: StoreGroup) throws(StoreError) {
-        guard !group.isEmpty else { return }
+    public func commit(_ groups: [StoreGroup]) throws(StoreError) {
+        guard groups.contains(where: { !$0.isEmpty }) else { return }
         let started = ContinuousClock.now
         try begin.run()
         do {
-            // Ended sessions go first: a session started again in the same group keeps its new entries.
-            for session in group.removed {
-                try removeEntries(of: session)
-                deleteSnapshot.bind(session, at: 1)
-                try deleteSnapshot.run()
-            }
-            for entry in group.entries {
-                insertEntry.bind(entry.session, at: 1)
-                insertEntry.bind(entry.bytes, at: 2)
-                try insertEntry.run()
-            }
-            counts.journalEntries += group.entries.count
-            for snapshot in group.snapshots {
-                upsertSnapshot.bind(snapshot.session, at: 1)
-                upsertSnapshot.bind(snapshot.bytes, at: 2)
-                try upsertSnapshot.run()
-                try removeEntries(of: snapshot.session)
-            }
-            for (key, value) in group.metadata {
-                upsertMetadata.bind(key, at: 1)
-                upsertMetadata.bind(value, at: 2)
-                try upsertMetadata.run()
+            for group in groups {
+                try write(group)
             }
             try commitTransaction.run()
         } catch {
@@ -184,19 +164,48 @@ public final class SQLiteStore: SessionStore {
             counts.journalEntries = Int((try? database.integer("SELECT count(*) FROM journal")) ?? 0)
             throw error
         }
-        counts.snapshotsWritten += group.snapshots.count
-        if !group.snapshots.isEmpty || !group.removed.isEmpty {
+        let snapshots = groups.reduce(0) { $0 + $1.snapshots.count }
+        counts.snapshotsWritten += snapshots
+        if snapshots > 0 || groups.contains(where: { !$0.removed.isEmpty }) {
             counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
         }
         let elapsed = ContinuousClock.now - started
         let microseconds = Int(
             elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         )
-        counts.groups += 1
+        counts.groups += groups.count
+        counts.transactions += 1
         counts.lastWriteMicroseconds = microseconds
         counts.maxWriteMicroseconds = max(counts.maxWriteMicroseconds, microseconds)
         totalWriteMicroseconds += microseconds
-        counts.meanWriteMicroseconds = totalWriteMicroseconds / counts.groups
+        counts.meanWriteMicroseconds = totalWriteMicroseconds / counts.transactions
+    }
+
+    /// One group's rows, inside the open transaction.
+    private func write(_ group: StoreGroup) throws(StoreError) {
+        // Ended sessions go first: a session started again in the same group keeps its new entries.
+        for session in group.removed {
+            try removeEntries(of: session)
+            deleteSnapshot.bind(session, at: 1)
+            try deleteSnapshot.run()
+        }
+        for entry in group.entries {
+            insertEntry.bind(entry.session, at: 1)
+            insertEntry.bind(entry.bytes, at: 2)
+            try insertEntry.run()
+        }
+        counts.journalEntries += group.entries.count
+        for snapshot in group.snapshots {
+            upsertSnapshot.bind(snapshot.session, at: 1)
+            upsertSnapshot.bind(snapshot.bytes, at: 2)
+            try upsertSnapshot.run()
+            try removeEntries(of: snapshot.session)
+        }
+        for (key, value) in group.metadata {
+            upsertMetadata.bind(key, at: 1)
+            upsertMetadata.bind(value, at: 2)
+            try upsertMetadata.run()
+        }
     }
 
     private func removeEntries(of session: String) throws(StoreError) {

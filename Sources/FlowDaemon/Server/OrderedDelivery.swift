@@ -1,0 +1,72 @@
+import FlowStore
+import ZeroMQ
+
+/// Holds each turn's messages until what the turn changed is written, and lets them go in the order of the turns.
+///
+/// A turn that changed nothing still waits for the turns before it: its answers (a query's reply, a fate already
+/// known) must not describe a state that a crash could still take back.
+struct OrderedDelivery {
+    private let writer: JournalWriter?
+    private let waitsForWrites: Bool
+    private var held: [(ticket: UInt64, messages: [Outgoing])] = []
+    private var lastTicket: UInt64 = 0
+
+    /// `writer`: `nil` for an ephemeral flowd (messages leave at once). `waitsForWrites`: `false` with the
+    /// durability `off` (messages leave at once, writes follow).
+    init(writer: JournalWriter?, waitsForWrites: Bool) {
+        self.writer = writer
+        self.waitsForWrites = waitsForWrites
+    }
+
+    /// Whether messages wait for the writer.
+    var isHolding: Bool { !held.isEmpty }
+
+    /// Takes a turn's effects: hands the writes to the writer, and returns the messages that may leave now.
+    mutating func take(_ effects: TurnEffects) -> [Outgoing] {
+        guard let writer else { return effects.messages }
+        if !effects.persist.isEmpty {
+            lastTicket = writer.submit(effects.persist)
+        }
+        guard waitsForWrites, !(held.isEmpty && writer.progress.written >= lastTicket) else {
+            return effects.messages
+        }
+        if !effects.messages.isEmpty {
+            held.append((lastTicket, effects.messages))
+        }
+        return []
+    }
+
+    /// The held messages whose writes are done, in order.
+    /// - Throws: the writer's failure: the held messages are never sent.
+    mutating func released() throws(StoreError) -> [Outgoing] {
+        guard let writer else { return [] }
+        let progress = writer.progress
+        if let failure = progress.failure {
+            held.removeAll()
+            throw failure
+        }
+        let ready = held.prefix { $0.ticket <= progress.written }.count
+        guard ready > 0 else { return [] }
+        let messages = held.prefix(ready).flatMap(\.messages)
+        held.removeFirst(ready)
+        return messages
+    }
+
+    /// Waits until every group handed over is written (a stop), then returns what was held.
+    /// - Throws: the writer's failure.
+    mutating func drain() throws -> [Outgoing] {
+        guard let writer else { return [] }
+        var poller = Poller()
+        poller.register(fileDescriptor: writer.written.fileDescriptor)
+        var messages: [Outgoing] = []
+        while true {
+            messages += try released()
+            let progress = writer.progress
+            if progress.written >= lastTicket {
+                return messages
+            }
+            _ = try poller.poll(timeout: .milliseconds(100))
+            writer.written.clear()
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import FlowCore
+import FlowWire
+import Foundation
+import TestSupport
+import Testing
+import ZeroMQ
+
+/// A journal that cannot be written: the real flowd, whose files may not grow past a limit (as on a full disk),
+/// stops rather than acknowledge a step it could not write, and a flowd started again on the same state has every
+/// step that was acknowledged, and none that was not.
+@Suite struct JournalFailureTests {
+    @Test func aFullDiskStopsFlowdAndEveryAcknowledgedStepIsKeptAndNoOtherOne() throws {
+        let directory = uniqueDirectory("jf")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let flows = directory + "/flows.yaml"
+        try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
+        let control = "ipc://\(directory)/control"
+        let events = "ipc://\(directory)/events"
+        let arguments = [
+            "--flows", flows, "--state-dir", directory + "/state", "--control", control, "--events", events,
+        ]
+
+        // 160 KiB: the new database and some dozens of steps' write-ahead log fit, not many more.
+        let limited = try DaemonProcess(arguments, fileSizeLimit: 160 * 1024)
+        _ = try limited.line(containing: "restored 0 sessions", within: .seconds(20))
+        let context = try Context()
+        let ticker = try TestPeer("kiosk/ticker", session: "kiosk", context: context, control: control, events: events)
+        try ticker.hello(.stepper, name: "ticker")
+        var acknowledged: [Int] = []
+        var unanswered: Int?
+        for number in 1...5_000 {
+            try ticker.send(.step(StepMessage(step: Step("tick", ["n": .int(number)]), sequence: UInt64(number))))
+            let fate = try answer(to: UInt64(number), from: ticker, while: limited)
+            guard let fate else {
+                unanswered = number
+                break
+            }
+            #expect(fate.accepted)
+            acknowledged.append(number)
+        }
+        #expect(unanswered != nil, "the limit was never reached")
+        #expect(limited.exitStatus(within: .seconds(10)) == 74)
+        #expect(limited.standardError.contains("cannot write the journal"))
+        #expect(acknowledged.count > 3)
+
+        // Again, with room: what was acknowledged is there, once, and the step that was not is not.
+        let again = try DaemonProcess(arguments)
+        _ = try again.line(containing: "restored 1 sessions", within: .seconds(20))
+        let probe = try TestPeer("probe", session: "kiosk", context: context, control: control, events: events)
+        try probe.hello(.inspector, name: "probe")
+        try probe.send(.query(Query(what: "tree", arguments: ["session": "kiosk"])))
+        let tree = try probe.expect { message in
+            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        }
+        let ticks = (tree["screens"]?.arrayValue ?? []).compactMap(\.objectValue)
+            .filter { $0["name"] == "Tick" }
+            .compactMap { $0["parameters"]?.objectValue?["n"]?.intValue }
+        #expect(ticks.sorted() == acknowledged)
+        #expect(again.signal(SIGTERM) == 0)
+    }
+
+    /// The fate flowd acknowledged for `sequence`, or `nil` once flowd has exited without acknowledging it.
+    private func answer(to sequence: UInt64, from peer: TestPeer, while daemon: DaemonProcess) throws -> WireFate? {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard let frames = try peer.dealer.receive(within: .milliseconds(50)) else {
+                if !daemon.process.isRunning { return nil }
+                continue
+            }
+            if case .stepAck(let ack) = try? peer.codec.decode(frames.frames).message, ack.sequence == sequence {
+                return ack.fate
+            }
+        }
+        throw TestFailure("step \(sequence): neither acknowledged nor flowd stopped within 20 s")
+    }
+}

@@ -1,0 +1,135 @@
+import FlowCore
+import FlowStore
+import FlowWire
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+@testable import FlowDaemon
+
+/// The journal writer on its own thread, over a real SQLite file, and the ordered delivery of each turn's messages
+/// once the turn is written.
+@Suite struct JournalWriterTests {
+    let scratch = ScratchDirectory("writer")
+
+    /// A group with one journal entry.
+    static func group(_ session: String, _ byte: UInt8) -> StoreGroup {
+        var group = StoreGroup()
+        group.entries = [JournalRecord(session: session, bytes: [byte])]
+        return group
+    }
+
+    static func message(_ text: String) -> Outgoing {
+        .toPeer("peer", [Array(text.utf8)])
+    }
+
+    func writer() throws -> (JournalWriter, Thread) {
+        let writer = try JournalWriter(logger: Logger(label: "test"))
+        writer.attach(try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os))
+        return (writer, Thread { writer.run() })
+    }
+
+    /// Waits for the writer to have written up to `ticket`.
+    func waitFor(_ ticket: UInt64, _ writer: JournalWriter) throws {
+        guard waitUntil({ writer.progress.written >= ticket }) else {
+            throw TestFailure("ticket \(ticket) not written; the writer is at \(writer.progress.written)")
+        }
+    }
+
+    @Test func groupsWaitingForTheWriterShareOneTransactionInTheirOrder() throws {
+        let (writer, thread) = try writer()
+        let tickets = (1...5).map { writer.submit(Self.group("kiosk", UInt8($0))) }
+        #expect(tickets == [1, 2, 3, 4, 5])
+        #expect(writer.progress.waiting == 5)
+        thread.start()
+        try waitFor(5, writer)
+        let statistics = try #require(writer.progress.statistics)
+        #expect(statistics.groups == 5)
+        #expect(statistics.transactions == 1)
+        #expect(writer.progress.waiting == 0)
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+        // The writer closed the store: another connection reads what it wrote, in order.
+        let stored = try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os).load()
+        #expect(stored.entries.map(\.bytes) == [[1], [2], [3], [4], [5]])
+    }
+
+    @Test func closingWritesWhatWasHandedOverAndRefusesWhatComesAfter() throws {
+        let (writer, thread) = try writer()
+        _ = writer.submit(Self.group("kiosk", 1))
+        writer.close()
+        thread.start()
+        #expect(waitUntil { thread.isFinished })
+        #expect(writer.progress.written == 1)
+        let late = writer.submit(Self.group("kiosk", 2))
+        #expect(late == 2)
+        #expect(writer.progress.failure?.code == .unavailable)
+        let stored = try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os).load()
+        #expect(stored.entries.map(\.bytes) == [[1]])
+    }
+
+    @Test func aTurnsMessagesWaitForItsWriteAndThoseOfEveryTurnBefore() throws {
+        let (writer, thread) = try writer()
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        // Turn 1 changed something; turn 2 changed nothing but answers; both wait for turn 1's write.
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
+        #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [Self.message("reply 2")])).isEmpty)
+        #expect(delivery.isHolding)
+        #expect(try delivery.released().isEmpty)
+        thread.start()
+        try waitFor(1, writer)
+        #expect(try delivery.released() == [Self.message("ack 1"), Self.message("reply 2")])
+        #expect(!delivery.isHolding)
+        // Nothing waits and nothing to write: a turn's messages leave at once.
+        #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [Self.message("reply 3")])).count == 1)
+        // A stop: the last group is written before its messages leave.
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 4), messages: [Self.message("ack 4")])).isEmpty)
+        #expect(try delivery.drain() == [Self.message("ack 4")])
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+    }
+
+    @Test func withDurabilityOffOrNoStoreMessagesLeaveAtOnce() throws {
+        let (writer, thread) = try writer()
+        var off = OrderedDelivery(writer: writer, waitsForWrites: false)
+        let effects = TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])
+        #expect(off.take(effects) == [Self.message("ack 1")])
+        thread.start()
+        #expect(try off.drain().isEmpty)
+        #expect(writer.progress.written == 1)
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+        var ephemeral = OrderedDelivery(writer: nil, waitsForWrites: true)
+        #expect(ephemeral.take(effects) == [Self.message("ack 1")])
+    }
+
+    @Test func aWriterThatFailedReleasesNothingHeld() throws {
+        let (writer, thread) = try writer()
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        thread.start()
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+        // Handed over after the writer stopped: never written, so its messages never leave.
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
+        #expect(throws: StoreError.self) { try delivery.released() }
+        #expect(!delivery.isHolding)
+    }
+
+    @Test func aTurnsEffectsPutItsJournalEntryAheadOfItsAcknowledgement() throws {
+        var bus = try Bus(flows: tickerFlows, durable: true)
+        bus.send(.hello(Hello(role: .stepper, id: "kiosk/ticker", name: "ticker", session: "kiosk")), from: "kiosk/ticker")
+        _ = bus.coordinator.takeStoreGroup()
+        let before = bus.sent.count
+        bus.send(.step(StepMessage(step: Step("tick", ["n": .int(1)]), sequence: 1)), from: "kiosk/ticker")
+        let effects = bus.coordinator.finishTurn(sending: Array(bus.sent[before...]))
+        #expect(effects.persist.entries.count == 1)
+        #expect(effects.persist.entries.first?.session == "kiosk")
+        let acknowledgements = bus.replies(effects.messages, to: "kiosk/ticker").filter {
+            if case .stepAck = $0.message { true } else { false }
+        }
+        #expect(acknowledgements.count == 1)
+        // Taken: the next turn starts empty.
+        #expect(bus.coordinator.finishTurn(sending: []).persist.entries.isEmpty)
+    }
+}
