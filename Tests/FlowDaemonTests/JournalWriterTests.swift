@@ -118,7 +118,10 @@ import Testing
 
     @Test func aTurnsEffectsPutItsJournalEntryAheadOfItsAcknowledgement() throws {
         var bus = try Bus(flows: tickerFlows, durable: true)
-        bus.send(.hello(Hello(role: .stepper, id: "kiosk/ticker", name: "ticker", session: "kiosk")), from: "kiosk/ticker")
+        bus.send(
+            .hello(Hello(role: .stepper, id: "kiosk/ticker", name: "ticker", session: "kiosk")),
+            from: "kiosk/ticker"
+        )
         _ = bus.coordinator.takeStoreGroup()
         let before = bus.sent.count
         bus.send(.step(StepMessage(step: Step("tick", ["n": .int(1)]), sequence: 1)), from: "kiosk/ticker")
