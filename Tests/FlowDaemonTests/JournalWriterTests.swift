@@ -24,8 +24,9 @@ import Testing
         .toPeer("peer", [Array(text.utf8)])
     }
 
-    func writer() throws -> (JournalWriter, Thread) {
-        let writer = try JournalWriter(logger: Logger(label: "test"))
+    /// A writer over a new file, and its thread (not started). `atOnceUpTo`: `nil` hands every group to the thread.
+    func writer(atOnceUpTo: Int? = nil) throws -> (JournalWriter, Thread) {
+        let writer = try JournalWriter(writtenAtOnceUpTo: atOnceUpTo, logger: Logger(label: "test"))
         writer.attach(try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os))
         return (writer, Thread { writer.run() })
     }
@@ -51,6 +52,27 @@ import Testing
         writer.close()
         #expect(waitUntil { thread.isFinished })
         // The writer closed the store: another connection reads what it wrote, in order.
+        let stored = try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os).load()
+        #expect(stored.entries.map(\.bytes) == [[1], [2], [3], [4], [5]])
+    }
+
+    @Test func aSmallGroupFindingTheWriterIdleIsWrittenAtOnceALargeOneByTheWritersThread() throws {
+        let (writer, thread) = try writer(atOnceUpTo: 2)
+        // The writer's thread is not running: only a write on the submitting thread can happen.
+        #expect(writer.submit(Self.group("kiosk", 1)) == 1)
+        #expect(writer.progress.written == 1)
+        var large = StoreGroup()
+        large.entries = (2...4).map { JournalRecord(session: "kiosk", bytes: [UInt8($0)]) }
+        #expect(writer.submit(large) == 2)
+        #expect(writer.progress.written == 1)
+        // Small, but behind a waiting group: it waits too, in order.
+        #expect(writer.submit(Self.group("kiosk", 5)) == 3)
+        #expect(writer.progress.waiting == 2)
+        thread.start()
+        try waitFor(3, writer)
+        #expect(writer.progress.statistics?.transactions == 2)
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
         let stored = try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os).load()
         #expect(stored.entries.map(\.bytes) == [[1], [2], [3], [4], [5]])
     }
