@@ -14,8 +14,10 @@ public final class Context: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     /// Creates a context.
-    /// - Parameter ioThreads: libzmq's background I/O threads; one handles well over a gigabyte per second.
-    public init(ioThreads: Int = 1) throws(ZeroMQError) {
+    /// - Parameters:
+    ///   - ioThreads: libzmq's background I/O threads; one handles well over a gigabyte per second.
+    ///   - maxSockets: the most sockets the context may hold (libzmq's default is 1023).
+    public init(ioThreads: Int = 1, maxSockets: Int? = nil) throws(ZeroMQError) {
         guard let handle = zmq_ctx_new() else {
             throw ZeroMQError(.system, operation: "zmq_ctx_new", message: describe(zmq_errno()))
         }
@@ -23,6 +25,9 @@ public final class Context: @unchecked Sendable {
         // Sockets get an explicit linger anyway; this also covers sockets libzmq creates internally.
         try libzmqChecked("zmq_ctx_set") { zmq_ctx_set(handle, ZMQ_BLOCKY, 0) }
         try libzmqChecked("zmq_ctx_set") { zmq_ctx_set(handle, ZMQ_IO_THREADS, Int32(clamping: ioThreads)) }
+        if let maxSockets {
+            try libzmqChecked("zmq_ctx_set") { zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, Int32(clamping: maxSockets)) }
+        }
     }
 
     /// Makes every blocking operation on this context's sockets fail with ``ZeroMQError/Code/contextTerminated``,

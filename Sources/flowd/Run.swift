@@ -82,6 +82,30 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help:
+            "Bytes per second one peer may send (bursts of twice as many), counted before a message is read; beyond, its messages are dropped and counted. 0: no limit. Default: \(defaults.peerByteRate)."
+    )
+    var peerByteRate: Int?
+
+    @Option(
+        help:
+            "The most sessions flowd holds; a HELLO that would create one more is refused. Default: \(defaults.maxSessions)."
+    )
+    var maxSessions: Int?
+
+    @Option(
+        help:
+            "Sessions one peer may create per minute; beyond, its HELLOs are refused. Default: \(defaults.sessionsPerPeerPerMinute)."
+    )
+    var sessionsPerPeerPerMinute: Int?
+
+    @Option(
+        help:
+            "Messages queued for one peer or subscriber that does not read; beyond, they are dropped (a presenter resyncs). Default: \(defaults.sendQueueLimit)."
+    )
+    var sendQueueLimit: Int?
+
+    @Option(
+        help:
             "How long inspection events may wait to go out together to inspectors (EVENTS), in milliseconds. 0: at the end of each turn of the loop. Default: \(defaults.inspectionBatchDelay.milliseconds)."
     )
     var inspectionDelay: Int?
@@ -145,13 +169,18 @@ struct Run: AsyncParsableCommand {
         flags.maxMessageSize = maxMessageSize
         flags.guardTimeout = guardTimeout
         flags.peerMessageRate = peerMessageRate
+        flags.peerByteRate = peerByteRate
+        flags.maxSessions = maxSessions
+        flags.sessionsPerPeerPerMinute = sessionsPerPeerPerMinute
+        flags.sendQueueLimit = sendQueueLimit
         flags.inspectionDelay = inspectionDelay
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         var keys: [String: String] = [:]
         for entry in authorized {
-            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-            keys[parts[0]] = parts[1]
+            if let (id, key) = Self.authorization(entry) {
+                keys[id] = key
+            }
         }
         flags.authorizedKeys = keys.isEmpty ? nil : keys
         flags.stateDir =
@@ -171,9 +200,20 @@ struct Run: AsyncParsableCommand {
         return flags
     }
 
+    /// `ID=PUBLIC_KEY` split in two; `nil` when either side is empty or the `=` is missing.
+    static func authorization(_ entry: String) -> (id: String, key: String)? {
+        guard let equals = entry.firstIndex(of: "=") else { return nil }
+        let id = String(entry[..<equals])
+        let key = String(entry[entry.index(after: equals)...])
+        guard !id.isEmpty, !key.isEmpty else { return nil }
+        return (id, key)
+    }
+
     func validate() throws {
-        for entry in authorized where !entry.contains("=") {
-            throw ValidationError("'\(entry)' is not ID=PUBLIC_KEY")
+        for entry in authorized where Self.authorization(entry) == nil {
+            throw ValidationError(
+                "--authorize takes ID=PUBLIC_KEY, both given (the key from `flowd keygen`), not '\(entry.prefix(64))'"
+            )
         }
         let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]
         for value in values.compactMap({ $0 }) where value <= 0 {
@@ -241,6 +281,8 @@ struct Run: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "flowd")
+        // Every connection takes a file: the soft limit (often 1024) goes up to what the administrator allows.
+        FileDescriptorLimit.raise()
         let writer = try JournalWriter(logger: logger)
         let server = try DaemonServer(
             configuration: configuration,

@@ -3,6 +3,7 @@ import FlowStore
 import Foundation
 import TestSupport
 import Testing
+import ZeroMQ
 
 /// How flowd's settings come together: built-in defaults, then the file, then flags.
 @Suite struct DaemonConfigurationTests {
@@ -24,19 +25,23 @@ import Testing
     }
 
     @Test func flagsWinOverTheFileWhichWinsOverTheDefaults() throws {
+        let (secret, a, b, b2) = try (
+            CurveKeyPair.generate().secretKey.z85, CurveKeyPair.generate().publicKey.z85,
+            CurveKeyPair.generate().publicKey.z85, CurveKeyPair.generate().publicKey.z85
+        )
         var file = ConfigurationFile()
         file.flows = "/etc/flowbus/flows.yaml"
         file.heartbeatInterval = 200
         file.guardTimeout = 700
         file.tcp = false
-        file.curveSecretKey = "secret"
-        file.authorizedKeys = ["a": "key-a", "b": "key-b"]
+        file.curveSecretKey = secret
+        file.authorizedKeys = ["a": a, "b": b]
         file.inspectionDelay = 20
         file.peerMessageRate = 0
         var flags = ConfigurationFile()
         flags.heartbeatInterval = 300
         flags.inspectionDelay = 0
-        flags.authorizedKeys = ["b": "key-b2"]
+        flags.authorizedKeys = ["b": b2]
         let configuration = try DaemonConfiguration(file.overridden(by: flags), environment: environment)
         #expect(configuration.inspectionBatchDelay == .zero)
         #expect(configuration.peerMessageRate == 0)
@@ -45,7 +50,7 @@ import Testing
         #expect(configuration.engine.guardTimeout == .milliseconds(700))
         #expect(configuration.controlEndpoints == ["ipc:///run/user/7/flowbus/control"])
         #expect(
-            configuration.curve == CurveSettings(secretKey: "secret", authorizedKeys: ["a": "key-a", "b": "key-b2"])
+            configuration.curve == CurveSettings(secretKey: secret, authorizedKeys: ["a": a, "b": b2])
         )
     }
 
@@ -129,6 +134,13 @@ import Testing
         let file = try ConfigurationFile.load(contentsOf: path)
         #expect(file.inspectionDelay == 5)
         #expect(file.peerMessageRate == 50_000)
+        // The shipped values are the built-in defaults.
+        let defaults = try DaemonConfiguration(ConfigurationFile(), environment: environment)
+        #expect(file.maxMessageSize == defaults.maxMessageSize)
+        #expect(file.peerByteRate == defaults.peerByteRate)
+        #expect(file.maxSessions == defaults.maxSessions)
+        #expect(file.sessionsPerPeerPerMinute == defaults.sessionsPerPeerPerMinute)
+        #expect(file.sendQueueLimit == defaults.sendQueueLimit)
         #expect(file.stateDir == "/var/lib/flowbus")
         #expect(file.idleSessionExpiry == .seconds(7 * 86_400))
         #expect(file.snapshotInterval == .seconds(60))
@@ -143,5 +155,43 @@ import Testing
         shortTimeout.heartbeatInterval = 2000
         shortTimeout.heartbeatTimeout = 2000
         #expect(throws: ConfigurationError.self) { try DaemonConfiguration(shortTimeout, environment: environment) }
+    }
+
+    @Test func aSettingOutOfItsRangeIsRefusedNamingItsKeyFlagAndRange() {
+        // Tried: a zero message size, one so large that adding to it overflows, a negative rate, no sessions, a
+        // heartbeat timeout of 300 years, a send queue of 1.
+        let cases: [(String, (inout ConfigurationFile) -> Void)] = [
+            ("maxMessageSize (--max-message-size) must be from 1024 to 268435456, not 1", { $0.maxMessageSize = 1 }),
+            ("maxMessageSize (--max-message-size)", { $0.maxMessageSize = Int.max }),
+            ("peerByteRate (--peer-byte-rate)", { $0.peerByteRate = -1 }),
+            ("maxSessions (--max-sessions)", { $0.maxSessions = 0 }),
+            ("heartbeatTimeout (--heartbeat-timeout)", { $0.heartbeatTimeout = Int(Int64.max / 1_000_000) }),
+            ("sendQueueLimit (--send-queue-limit)", { $0.sendQueueLimit = 1 }),
+        ]
+        for (message, setting) in cases {
+            var file = ConfigurationFile()
+            setting(&file)
+            let error = #expect(throws: ConfigurationError.self) {
+                try DaemonConfiguration(file, environment: environment)
+            }
+            #expect(error?.description.contains(message) == true, "\(error?.description ?? "nothing thrown")")
+        }
+    }
+
+    @Test func curveKeysThatAreNotKeysAreRefusedAtOnce() throws {
+        // Tried: a secret key that is not Z85, an authorized key of the wrong length, keys without a secret key.
+        var badSecret = ConfigurationFile()
+        badSecret.curveSecretKey = "secret"
+        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(badSecret, environment: environment) }
+        var badClient = ConfigurationFile()
+        badClient.curveSecretKey = try CurveKeyPair.generate().secretKey.z85
+        badClient.authorizedKeys = ["kiosk/app": "short"]
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration(badClient, environment: environment)
+        }
+        #expect(error?.description.contains("'kiosk/app' is not a CURVE public key") == true)
+        var noSecret = ConfigurationFile()
+        noSecret.authorizedKeys = ["kiosk/app": try CurveKeyPair.generate().publicKey.z85]
+        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(noSecret, environment: environment) }
     }
 }

@@ -349,7 +349,10 @@ import Testing
     /// Ending idle sessions is bounded per check (a thousand), so that many sessions idle at once do not stall the
     /// loop; the rest go at the next check.
     @Test func idleSessionsAreEndedAThousandAtATime() throws {
-        var bus = try Bus { $0.idleSessionExpiry = .seconds(60) }
+        var bus = try Bus {
+            $0.idleSessionExpiry = .seconds(60)
+            $0.sessionsPerPeerPerMinute = 10_000
+        }
         for index in 1...1_005 {
             _ = bus.hello(.stepper, "roamer", name: "app", session: "s\(index)")
         }

@@ -16,7 +16,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Starts the built flowd with `arguments`; without `--state-dir` or `--ephemeral` among them, it gets a fresh
     /// state directory of its own. With `fileSizeLimit` (bytes), no file flowd writes may grow beyond it (the
     /// shell's `ulimit -f`, with SIGXFSZ ignored): a write past it fails with EFBIG, as on a full disk.
-    public init(_ arguments: [String], fileSizeLimit: Int? = nil) throws {
+    /// With `openFileLimit`, flowd starts with that soft and hard limit of open files (`ulimit -n`).
+    public init(_ arguments: [String], fileSizeLimit: Int? = nil, openFileLimit: Int? = nil) throws {
         let flowd = try builtProduct("flowd")
         process.executableURL = URL(fileURLWithPath: flowd)
         if let index = arguments.firstIndex(of: "--state-dir"), index + 1 < arguments.count {
@@ -33,12 +34,13 @@ public final class DaemonProcess: @unchecked Sendable {
             ownsStateDirectory = true
             process.arguments = arguments + ["--state-dir", directory]
         }
-        if let fileSizeLimit {
-            // ulimit -f counts blocks of 512 bytes; exec keeps the limit and the ignored signal.
+        if fileSizeLimit != nil || openFileLimit != nil {
+            // ulimit -f counts blocks of 512 bytes; exec keeps the limits and the ignored signal.
+            let fileSize = fileSizeLimit.map { "trap '' XFSZ; ulimit -f \($0 / 512) && " } ?? ""
+            let openFiles = openFileLimit.map { "ulimit -Sn \($0) && ulimit -Hn \($0) && " } ?? ""
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments =
-                ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit / 512) && exec \"$0\" \"$@\"", flowd]
-                + (process.arguments ?? [])
+                ["-c", fileSize + openFiles + "exec \"$0\" \"$@\"", flowd] + (process.arguments ?? [])
         }
         let errors = Pipe()
         process.standardError = errors

@@ -36,15 +36,15 @@ public enum FlowJSON {
 }
 
 extension JSONValue {
-    /// Parses JSON text (UTF-8).
+    /// Parses JSON text (UTF-8), with arrays and objects nested at most `maximumDepth` deep (512 at most).
     /// - Throws: ``JSONSyntaxError`` saying what is wrong and at which byte.
-    public init(parsing text: some Collection<UInt8>) throws(JSONSyntaxError) {
+    public init(parsing text: some Collection<UInt8>, maximumDepth: Int = 512) throws(JSONSyntaxError) {
         let parsed = text.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONSyntaxError) in try JSONTextParser.parse(buffer) }
+            Result { () throws(JSONSyntaxError) in try JSONTextParser.parse(buffer, maximumDepth: maximumDepth) }
         }
         switch parsed
             ?? Array(text).withUnsafeBufferPointer({ buffer in
-                Result { () throws(JSONSyntaxError) in try JSONTextParser.parse(buffer) }
+                Result { () throws(JSONSyntaxError) in try JSONTextParser.parse(buffer, maximumDepth: maximumDepth) }
             })
         {
         case .success(let value): self = value

@@ -5,20 +5,26 @@
 /// escapes complete (a lone surrogate is refused). A repeated object key keeps its last value. Nesting deeper
 /// than ``maximumDepth`` is refused, so a hostile message cannot exhaust the stack.
 struct JSONTextParser {
-    /// How deep arrays and objects may nest.
+    /// How deep arrays and objects may nest, unless the caller says less.
     static let maximumDepth = 512
 
     private let text: UnsafeBufferPointer<UInt8>
+    private let depthLimit: Int
     private var position = 0
     private var depth = 0
 
-    private init(text: UnsafeBufferPointer<UInt8>) {
+    private init(text: UnsafeBufferPointer<UInt8>, depthLimit: Int) {
         self.text = text
+        self.depthLimit = depthLimit
     }
 
-    /// The one value the text holds, with only whitespace around it.
-    static func parse(_ text: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONTextParser(text: text)
+    /// The one value the text holds, with only whitespace around it; arrays and objects nested at most
+    /// `maximumDepth` deep (refused as soon as the parser is deeper: a hostile text costs no more than that).
+    static func parse(
+        _ text: UnsafeBufferPointer<UInt8>,
+        maximumDepth: Int = maximumDepth
+    ) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONTextParser(text: text, depthLimit: min(maximumDepth, Self.maximumDepth))
         parser.skipWhitespace()
         let value = try parser.value()
         parser.skipWhitespace()
@@ -294,8 +300,8 @@ struct JSONTextParser {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= Self.maximumDepth else {
-            throw failure("arrays and objects nest deeper than \(Self.maximumDepth)")
+        guard depth <= depthLimit else {
+            throw failure("arrays and objects nest deeper than \(depthLimit)")
         }
     }
 

@@ -15,7 +15,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
         "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys", "stateDir",
-        "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval",
+        "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
+        "sessionsPerPeerPerMinute", "sendQueueLimit",
     ]
 
     /// The flow file.
@@ -38,6 +39,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var deepLinkWait: Int?
     /// Messages per second per peer (0: no limit).
     public var peerMessageRate: Int?
+    /// Bytes per second per peer (0: no limit).
+    public var peerByteRate: Int?
+    /// Sessions flowd holds at most.
+    public var maxSessions: Int?
+    /// Messages queued per peer or subscriber that does not read.
+    public var sendQueueLimit: Int?
+    /// Sessions one peer may create per minute.
+    public var sessionsPerPeerPerMinute: Int?
     /// Milliseconds batched inspection events may wait (0: published at the end of each turn).
     public var inspectionDelay: Int?
     /// flowd's CURVE secret key (Z85); with it, every socket requires CURVE.
@@ -113,6 +122,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "guardTimeout": file.guardTimeout = number()
             case "deepLinkWait": file.deepLinkWait = number()
             case "peerMessageRate": file.peerMessageRate = number(orZero: true)
+            case "peerByteRate": file.peerByteRate = number(orZero: true)
+            case "maxSessions": file.maxSessions = number()
+            case "sendQueueLimit": file.sendQueueLimit = number()
+            case "sessionsPerPeerPerMinute": file.sessionsPerPeerPerMinute = number()
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
             case "stateDir":
@@ -189,6 +202,10 @@ extension ConfigurationFile {
         merged.guardTimeout = overrides.guardTimeout ?? guardTimeout
         merged.deepLinkWait = overrides.deepLinkWait ?? deepLinkWait
         merged.peerMessageRate = overrides.peerMessageRate ?? peerMessageRate
+        merged.peerByteRate = overrides.peerByteRate ?? peerByteRate
+        merged.maxSessions = overrides.maxSessions ?? maxSessions
+        merged.sendQueueLimit = overrides.sendQueueLimit ?? sendQueueLimit
+        merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
         merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
         merged.stateDir = overrides.stateDir ?? stateDir
@@ -230,6 +247,10 @@ extension DaemonConfiguration {
         if let value = file.guardTimeout { engine.guardTimeout = .milliseconds(value) }
         if let value = file.deepLinkWait { engine.deepLinkWait = .milliseconds(value) }
         if let value = file.peerMessageRate { peerMessageRate = value }
+        if let value = file.peerByteRate { peerByteRate = value }
+        if let value = file.maxSessions { maxSessions = value }
+        if let value = file.sendQueueLimit { sendQueueLimit = value }
+        if let value = file.sessionsPerPeerPerMinute { sessionsPerPeerPerMinute = value }
         if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
         let stateDir = file.stateDir ?? StateDirectory.defaultPath(environment: environment)
         stateDirectory = stateDir == "none" ? nil : stateDir
@@ -244,10 +265,16 @@ extension DaemonConfiguration {
         }
         if let secretKey = file.curveSecretKey {
             curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
+            try curve?.check()
+        } else if !(file.authorizedKeys ?? [:]).isEmpty {
+            throw ConfigurationError(
+                "authorized keys mean nothing without flowd's CURVE secret key (curveSecretKey, --curve-secret-key)"
+            )
         }
+        try checkRanges()
         guard heartbeatTimeout > heartbeatInterval else {
             throw ConfigurationError(
-                "the heartbeat timeout (\(heartbeatTimeout)) must be longer than the heartbeat interval (\(heartbeatInterval))"
+                "the heartbeat timeout (\(heartbeatTimeout.milliseconds) ms) must be longer than the heartbeat interval (\(heartbeatInterval.milliseconds) ms)"
             )
         }
     }

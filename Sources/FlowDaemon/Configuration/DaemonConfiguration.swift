@@ -2,6 +2,7 @@ import FlowCore
 import FlowStore
 import FlowWire
 import Foundation
+import ZeroMQ
 
 /// Everything flowd can be told: where it listens, its flows, its limits and timers.
 public struct DaemonConfiguration: Sendable, Hashable {
@@ -16,7 +17,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How long a silent peer is kept before it counts as gone.
     public var heartbeatTimeout: Duration = .seconds(5)
     /// The largest message taken, in bytes; a peer that sends more is disconnected.
-    public var maxMessageSize: Int = 1 << 20
+    public var maxMessageSize: Int = 64 << 10
     /// The engine's limits (guard timeout, deep-link wait, queue sizes).
     public var engine = EngineOptions()
     /// How many step acknowledgements are kept at least per stepper (the last ones), to answer resent steps.
@@ -24,6 +25,17 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How many messages per second one peer may send (with bursts of twice as many); beyond, its messages are
     /// dropped, counted (`errors.flood`) and answered with one `flood` ERROR per second. 0: no limit.
     public var peerMessageRate = 50_000
+    /// How many bytes per second one peer may send (with bursts of twice as many), counted before a message is
+    /// read: what reading costs grows with the bytes. Beyond, as for ``peerMessageRate``. 0: no limit.
+    public var peerByteRate = 16 << 20
+    /// How many messages flowd queues for one peer (replies) or one subscriber (commands, inspection events) that
+    /// does not read. Beyond, replies are dropped and counted (a peer whose replies are dropped for 5 s is
+    /// forgotten) and publications to that subscriber are dropped (a presenter resyncs).
+    public var sendQueueLimit = 5_000
+    /// How many sessions flowd holds at most; a HELLO that would create one more is refused (`sessionLimit`).
+    public var maxSessions = 100_000
+    /// How many sessions one peer may create per minute (bursts included); beyond, `sessionLimit`.
+    public var sessionsPerPeerPerMinute = 60
     /// How long batched inspection events (EVENTS) may wait to be published: a watcher sees each event at most this
     /// late, and a busy daemon sends it one message for many steps. Zero publishes at the end of each turn.
     public var inspectionBatchDelay: Duration = .milliseconds(5)
@@ -76,5 +88,25 @@ public struct CurveSettings: Sendable, Hashable {
     public init(secretKey: String, authorizedKeys: [String: String]) {
         self.secretKey = secretKey
         self.authorizedKeys = authorizedKeys
+    }
+
+    /// Checks that every key is a CURVE key in Z85 (40 characters) and every id is given.
+    /// - Throws: ``ConfigurationError`` naming the first that is not.
+    public func check() throws {
+        guard (try? CurveKey(z85: secretKey)) != nil else {
+            throw ConfigurationError(
+                "the CURVE secret key is not a key: give the 40 Z85 characters `flowd keygen` prints as its secret"
+            )
+        }
+        for (id, key) in authorizedKeys.sorted(by: { $0.key < $1.key }) {
+            guard !id.isEmpty else {
+                throw ConfigurationError("an authorized key has no client id")
+            }
+            guard (try? CurveKey(z85: key)) != nil else {
+                throw ConfigurationError(
+                    "the key authorized for '\(id.prefix(64))' is not a CURVE public key: give the 40 Z85 characters `flowd keygen` prints"
+                )
+            }
+        }
     }
 }

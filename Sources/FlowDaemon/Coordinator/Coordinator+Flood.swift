@@ -1,40 +1,67 @@
 import FlowWire
 
-/// A peer's allowance of messages: a token bucket refilled at the configured rate, holding up to twice the rate.
+/// A peer's allowance of messages and bytes: two token buckets refilled at the configured rates, each holding up
+/// to twice its rate.
 struct MessageAllowance: Sendable, Hashable {
-    var tokens: Double
-    /// When the tokens were last counted (ms since 1970).
+    var messages: Double
+    var bytes: Double
+    /// When the tokens were last counted (flowd's clock, ms).
     var counted: Int64
-    /// When the peer was last told it floods (ms since 1970).
+    /// When the peer was last told it floods.
     var warned: Int64?
+    /// When the peer started flooding: its first dropped message after a second without any.
+    var floodingSince: Int64?
+    /// When its last message was dropped.
+    var lastDropped: Int64?
 }
 
 extension Coordinator {
-    /// Whether a peer may send one more message now. A peer over its rate has the message dropped and counted
-    /// (`errors.flood`), and hears one `flood` ERROR (and flowd logs one line) per second, not one per message.
-    mutating func admitMessage(from peer: String) -> Bool {
-        let rate = configuration.peerMessageRate
-        guard rate > 0 else { return true }
-        let capacity = Double(rate * 2)
-        var allowance = allowances[peer] ?? MessageAllowance(tokens: capacity, counted: now)
-        allowance.tokens = min(capacity, allowance.tokens + Double(now - allowance.counted) * Double(rate) / 1000)
+    /// How long a peer may go on flooding before flowd forgets it (it must say HELLO again), in milliseconds.
+    static let floodingPeerForgottenAfter: Int64 = 5000
+
+    /// Whether a peer may send one more message of `bytes` bytes now, counted before the message is read (reading
+    /// costs by the byte). A peer over either rate has the message dropped and counted (`errors.flood`, and
+    /// `boundsHit`), and hears one `flood` ERROR (and flowd logs one line) per second, not one per message; a peer
+    /// whose messages are still dropped ``floodingPeerForgottenAfter`` after its flood began (drops less than a
+    /// second apart) is forgotten, as a silent one is.
+    mutating func admitMessage(from peer: String, bytes: Int) -> Bool {
+        let messageRate = Double(configuration.peerMessageRate)
+        let byteRate = Double(configuration.peerByteRate)
+        guard messageRate > 0 || byteRate > 0 else { return true }
+        var allowance =
+            allowances[peer] ?? MessageAllowance(messages: messageRate * 2, bytes: byteRate * 2, counted: now)
+        let elapsed = Double(now - allowance.counted) / 1000
+        allowance.messages = min(messageRate * 2, allowance.messages + elapsed * messageRate)
+        allowance.bytes = min(byteRate * 2, allowance.bytes + elapsed * byteRate)
         allowance.counted = now
         defer { allowances[peer] = allowance }
-        if allowance.tokens >= 1 {
-            allowance.tokens -= 1
+        let overMessages = messageRate > 0 && allowance.messages < 1
+        let overBytes = byteRate > 0 && allowance.bytes < Double(bytes)
+        if !overMessages && !overBytes {
+            allowance.messages -= 1
+            allowance.bytes -= Double(bytes)
             return true
         }
         Counters.bump(&counters.errors, "flood")
+        counters.boundsHit[overBytes ? "byteRate" : "messageRate", default: 0] += 1
+        // A flood goes on while drops come less than a second apart, whatever passes in between.
+        if allowance.lastDropped.map({ now - $0 > 1000 }) ?? true {
+            allowance.floodingSince = now
+        }
+        allowance.lastDropped = now
+        if now - (allowance.floodingSince ?? now) >= Self.floodingPeerForgottenAfter, peers[peer] != nil {
+            counters.boundsHit["floodingPeer", default: 0] += 1
+            unregister(peer, reason: "flooded for more than \(Self.floodingPeerForgottenAfter) ms")
+        }
         if allowance.warned.map({ now - $0 >= 1000 }) ?? true {
             allowance.warned = now
-            logger.info("a peer sends more than \(rate) messages per second; dropping", metadata: ["peer": "\(peer)"])
+            let limit =
+                overBytes
+                ? "more than \(configuration.peerByteRate) bytes per second"
+                : "more than \(configuration.peerMessageRate) messages per second"
+            logger.info("a peer sends \(limit); dropping", metadata: ["peer": "\(LogText.quoted(peer))"])
             send(
-                .error(
-                    ErrorReply(
-                        .flood,
-                        message: "more than \(rate) messages per second; messages are dropped until you slow down"
-                    )
-                ),
+                .error(ErrorReply(.flood, message: "\(limit); messages are dropped until you slow down")),
                 to: peer,
                 session: peers[peer]?.session,
                 correlation: nil
@@ -43,7 +70,7 @@ extension Coordinator {
         return false
     }
 
-    /// Forgets the allowances of peers quiet long enough to have a full bucket again.
+    /// Forgets the allowances of peers quiet long enough to have full buckets again.
     mutating func forgetQuietAllowances() {
         let refill = Int64(2000)
         allowances = allowances.filter { now - $0.value.counted < refill }

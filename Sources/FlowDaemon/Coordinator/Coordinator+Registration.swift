@@ -57,6 +57,10 @@ extension Coordinator {
         }
         var created = false
         if let session, !engine.hasSession(session) {
+            if let refusal = sessionCreationRefusal(by: peer) {
+                reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
+                return
+            }
             do {
                 try startSession(session)
                 created = true
@@ -84,8 +88,8 @@ extension Coordinator {
         logger.info(
             "registered",
             metadata: [
-                "peer": "\(peer)", "name": "\(name)", "role": "\(hello.role.rawValue)",
-                "session": "\(session?.rawValue ?? "-")",
+                "peer": "\(LogText.quoted(peer))", "name": "\(LogText.quoted(name))",
+                "role": "\(hello.role.rawValue)", "session": "\(LogText.quoted(session?.rawValue ?? "-"))",
             ]
         )
         inspect(
@@ -127,7 +131,7 @@ extension Coordinator {
             let wall = wallNow
             activity[session]?.lastActivity = wall
         }
-        logger.info("unregistered", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
+        logger.info("unregistered", metadata: ["peer": "\(LogText.quoted(peer))", "reason": "\(reason)"])
         inspect(
             .unregistered,
             session: registered.session,

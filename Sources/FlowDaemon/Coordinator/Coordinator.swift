@@ -34,6 +34,12 @@ public struct Coordinator: Sendable {
     /// written).
     var inspectionBatches = PendingInspectionBatches()
     var allowances: [String: MessageAllowance] = [:]
+    /// Per peer: how many sessions it may still create this minute.
+    var creationAllowances: [String: SessionCreationAllowance] = [:]
+    /// Per peer whose replies are being dropped: when the first and the last of this episode were.
+    var unreadSince: [String: (first: Int64, last: Int64)] = [:]
+    /// When each bound hit was last logged (at most once a second each).
+    var boundsLogged: [String: Int64] = [:]
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
     /// flowd's clock (milliseconds): monotonic, continued across restarts from the store; timers and deadlines run
@@ -116,7 +122,7 @@ public struct Coordinator: Sendable {
     ) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
-        guard admitMessage(from: peer) else {
+        guard admitMessage(from: peer, bytes: frames.reduce(0) { $0 + $1.count }) else {
             return output
         }
         let envelope: Envelope
@@ -150,6 +156,7 @@ public struct Coordinator: Sendable {
         }
         apply(passed)
         forgetQuietAllowances()
+        forgetFullCreationAllowances()
         endIdleSessions()
         let timeout = configuration.heartbeatTimeout.milliseconds
         let interval = configuration.heartbeatInterval.milliseconds
@@ -193,6 +200,15 @@ public struct Coordinator: Sendable {
 
     private mutating func dispatch(_ envelope: Envelope, from peer: String, userID: String?) {
         let header = envelope.header
+        if let (field, bytes) = Self.oversizedIdentifier(in: envelope) {
+            reply(
+                to: peer,
+                correlation: header.id,
+                error: .tooLong,
+                "\(field) is \(bytes) bytes long; ids, names, sessions and step names are at most \(WireLimits.maxIdentifierLength)"
+            )
+            return
+        }
         if case .hello(let hello) = envelope.message {
             self.hello(hello, from: peer, userID: userID, correlation: header.id)
             return
@@ -278,7 +294,10 @@ public struct Coordinator: Sendable {
     /// Refuses a message: an ERROR to its sender, and a count.
     mutating func reply(to peer: String, correlation: UInt64?, error code: ErrorCode, _ message: String) {
         Counters.bump(&counters.errors, code.rawValue)
-        logger.debug("refused a message", metadata: ["peer": "\(peer)", "code": "\(code)", "reason": "\(message)"])
+        logger.debug(
+            "refused a message",
+            metadata: ["peer": "\(LogText.quoted(peer))", "code": "\(code)", "reason": "\(LogText.quoted(message))"]
+        )
         send(
             .error(ErrorReply(code, message: message)),
             to: peer,

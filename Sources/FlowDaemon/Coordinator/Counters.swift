@@ -24,6 +24,9 @@ public struct Counters: Sendable, Hashable, Codable {
     public var sessionsRestored = 0
     /// Sessions ended because no peer touched them for the idle expiry.
     public var sessionsExpired = 0
+    /// Bounds hit, by bound: `sessions`, `sessionsPerPeer`, `messageRate`, `byteRate`, `replyQueue` (a peer that
+    /// does not read its replies), `floodingPeer` (a peer forgotten for flooding on), `connections`.
+    public var boundsHit: [String: Int] = [:]
 
     /// Adds one to a counter of a map.
     static func bump(_ map: inout [String: Int], _ key: String) {

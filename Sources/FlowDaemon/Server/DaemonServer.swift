@@ -7,7 +7,8 @@ import Synchronization
 import ZeroMQ
 
 /// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
-/// ``Coordinator``; other threads only ask it to stop or reload, through an inproc socket.
+/// ``Coordinator``; other threads only ask it to stop or reload: they set a flag and raise a ``WakeSignal``, which
+/// needs no new file descriptor (a flowd whose descriptors are all taken by connections still stops).
 ///
 /// Each turn of the loop takes what the sockets have and lets the coordinator apply it; the coordinator's
 /// ``TurnEffects`` say what to write and then what to send. The writes go to the ``JournalWriter`` (its own
@@ -18,7 +19,8 @@ public final class DaemonServer: Sendable {
     private let configuration: DaemonConfiguration
     private let specification: FlowSpecification
     private let context: Context
-    private let controlEndpoint = "inproc://flowd-control-\(UUID().uuidString)"
+    /// Raised by ``stop()`` and ``reload()``.
+    private let control: WakeSignal
     private let logger: Logger
     private let writer: JournalWriter
     private let state = Mutex(State.idle)
@@ -43,6 +45,7 @@ public final class DaemonServer: Sendable {
         self.specification = specification
         self.writer = writer
         self.logger = logger
+        self.control = try WakeSignal()
         self.context = try Context()
     }
 
@@ -78,17 +81,16 @@ public final class DaemonServer: Sendable {
         try router.setOption(.routerHandover, true)
         try router.setOption(.routerMandatory, true)
         try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
-        try router.setOption(.sendHighWaterMark, 100_000)
+        try router.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
-        try events.setOption(.sendHighWaterMark, 100_000)
-        // PULL: any number of threads may PUSH commands (a PAIR takes one peer at a time and drops the next).
-        let control = try Socket(.pull, context: context)
-        try control.bind(controlEndpoint)
-        let authenticator = try configuration.curve.map { curve in
-            try secure([router, events], with: curve)
-        }
-        defer { authenticator?.stop() }
+        try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
+        let openFiles = FileDescriptorLimit.current
+        let gate = ConnectionGate(cap: FileDescriptorLimit.connectionCap(for: openFiles))
+        logger.info("open files: at most \(openFiles); connections taken: at most \(gate.cap)")
+        let monitors = try [router.monitor(), events.monitor()]
+        let authenticator = try guarding([router, events], with: configuration.curve, gate: gate)
+        defer { authenticator.stop() }
         // An ipc endpoint is a socket file: it goes when flowd stops, so no stale file is left behind; only the
         // files this flowd bound.
         var boundFiles: [IPCEndpoint] = []
@@ -128,14 +130,20 @@ public final class DaemonServer: Sendable {
         var poller = Poller()
         let routerIndex = poller.register(router)
         let eventsIndex = poller.register(events)
-        let controlIndex = poller.register(control)
+        let controlIndex = poller.register(fileDescriptor: control.fileDescriptor)
         let writtenIndex = poller.register(fileDescriptor: writer.written.fileDescriptor)
+        let monitorIndexes = Set(monitors.map { poller.register($0.socket) })
         let clock = daemon.clock
         let gathers = daemon.durable && configuration.durability != .off
+        var unread: [String: Int] = [:]
         loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
             daemon.coordinator.wallOffset = DaemonClock.wallNow - clock.now
+            if !unread.isEmpty {
+                outgoing += daemon.coordinator.repliesDropped(unread, now: clock.now)
+                unread = [:]
+            }
             for (index, _) in ready {
                 switch index {
                 case routerIndex:
@@ -160,7 +168,8 @@ public final class DaemonServer: Sendable {
                         outgoing += daemon.coordinator.receive(
                             frames,
                             from: peer,
-                            userID: message.userID,
+                            // Without CURVE the ZAP handler lets connections in with no user id.
+                            userID: message.userID.flatMap { $0.isEmpty ? nil : $0 },
                             now: clock.now
                         )
                     }
@@ -176,14 +185,18 @@ public final class DaemonServer: Sendable {
                 case writtenIndex:
                     writer.written.clear()
                     noteWriterProgress(&daemon.coordinator)
-                    deliver(try delivery.released(), router, events)
+                    unread.merge(deliver(try delivery.released(), router, events), uniquingKeysWith: +)
                 case controlIndex:
-                    guard let message = try control.receive(dontWait: true) else { continue }
-                    switch message.strings.first {
-                    case "reload":
-                        outgoing += applyReload(&daemon.coordinator)
-                    default:
+                    control.clear()
+                    if stopRequested.withLock({ $0 }) {
                         break loop
+                    }
+                    outgoing += applyReload(&daemon.coordinator)
+                case let index where monitorIndexes.contains(index):
+                    try gate.count(monitors)
+                    let refused = gate.takeRefused()
+                    if refused > 0 {
+                        daemon.coordinator.connectionsRefused(refused, open: gate.connections, cap: gate.cap)
                     }
                 default:
                     break
@@ -194,14 +207,17 @@ public final class DaemonServer: Sendable {
                 noteWriterProgress(&daemon.coordinator)
             }
             outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
-            deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing)), router, events)
+            unread.merge(
+                deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing)), router, events),
+                uniquingKeysWith: +
+            )
             outgoing.removeAll(keepingCapacity: true)
         }
         // The last turn: every session written whole. What the turns answered leaves once it is written; if it
         // cannot be, nothing of it leaves, and flowd fails.
-        deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
+        _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
         do {
-            deliver(try delivery.drain(), router, events)
+            _ = deliver(try delivery.drain(), router, events)
         } catch {
             logger.critical("cannot write the sessions at exit, the last answers are not sent: \(error)")
             throw error
@@ -222,7 +238,7 @@ public final class DaemonServer: Sendable {
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.
     public func stop() {
         stopRequested.withLock { $0 = true }
-        signal("stop")
+        control.raise()
     }
 
     /// Reads and checks the flows file on the calling thread (disk work stays off the event loop), then hands
@@ -237,14 +253,7 @@ public final class DaemonServer: Sendable {
             return
         }
         reloaded.withLock { $0 = specification }
-        signal("reload")
-    }
-
-    private func signal(_ command: String) {
-        // A linger, so that closing the socket right away does not drop the command before the loop reads it.
-        guard let socket = try? Socket(.push, context: context, linger: .seconds(1)) else { return }
-        try? socket.connect(controlEndpoint)
-        _ = try? socket.send(Message(strings: [command]), dontWait: false)
+        control.raise()
     }
 
     /// Switches the coordinator to the flows ``reload()`` prepared; the sessions are written whole with them.
@@ -263,29 +272,43 @@ public final class DaemonServer: Sendable {
         }
     }
 
-    private func deliver(_ outgoing: [Outgoing], _ router: Socket, _ events: Socket) {
+    /// Sends and publishes; returns, per peer, the messages dropped because its queue is full (it does not read).
+    /// A subscriber that does not read loses what is published beyond its queue (ZeroMQ drops it): a presenter
+    /// sees the gap in its command sequence and resyncs.
+    private func deliver(_ outgoing: [Outgoing], _ router: Socket, _ events: Socket) -> [String: Int] {
+        var dropped: [String: Int] = [:]
         for message in outgoing {
             switch message {
-            case .toPeer:
+            case .toPeer(let peer, _):
                 // A peer that went away: nothing to deliver to (ROUTER_MANDATORY says so instead of dropping).
-                _ = try? router.send(frames: message.frames, dontWait: true)
+                if (try? router.send(frames: message.frames, dontWait: true)) == false {
+                    dropped[peer, default: 0] += 1
+                }
             case .publish:
                 _ = try? events.send(frames: message.frames, dontWait: true)
             }
         }
+        return dropped
     }
 
-    /// Makes the sockets CURVE servers, and starts the ZAP handler that lets in only authorized keys, each
-    /// with its id as the user id that HELLO must match.
-    private func secure(_ sockets: [Socket], with curve: CurveSettings) throws -> ZAPHandler {
-        let secretKey = try CurveKey(z85: curve.secretKey)
+    /// Starts the ZAP handler every handshake goes through, for NULL as for CURVE: it refuses connections beyond
+    /// the gate's cap and, with CURVE, every key but the authorized ones, each let in with its id as the user id
+    /// that HELLO must match.
+    private func guarding(_ sockets: [Socket], with curve: CurveSettings?, gate: ConnectionGate) throws -> ZAPHandler {
         var allowed: [CurveKey: String] = [:]
-        for (id, key) in curve.authorizedKeys {
+        for (id, key) in curve?.authorizedKeys ?? [:] {
             allowed[try CurveKey(z85: key)] = id
         }
         let authorized = allowed
+        let curved = curve != nil
         let logger = logger
         let handler = try ZAPHandler(context: context) { request in
+            guard gate.admits() else {
+                return .deny(reason: "too many connections")
+            }
+            guard curved else {
+                return .allow(userID: "")
+            }
             guard let key = request.clientKey, let id = authorized[key] else {
                 logger.info(
                     "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
@@ -295,7 +318,12 @@ public final class DaemonServer: Sendable {
             return .allow(userID: id)
         }
         for socket in sockets {
-            try socket.makeCurveServer(secretKey: secretKey)
+            if let curve {
+                try socket.makeCurveServer(secretKey: try CurveKey(z85: curve.secretKey))
+            } else {
+                // A ZAP domain makes libzmq ask the handler about NULL handshakes too.
+                try socket.setOption(.zapDomain, "flowbus")
+            }
         }
         return handler
     }

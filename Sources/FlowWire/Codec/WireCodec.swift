@@ -63,7 +63,7 @@ public struct WireCodec: Sendable {
         }
         let header: Header
         do {
-            header = try Header(wire: try JSONValue(parsing: frames[2]), at: "")
+            header = try Header(wire: try JSONValue(parsing: frames[2], maximumDepth: WireLimits.maxNesting), at: "")
         } catch {
             throw WireError(.malformedHeader, "the header is not valid: \(describe(error))")
         }
@@ -75,7 +75,7 @@ public struct WireCodec: Sendable {
     }
 
     private func message(_ type: MessageType, _ bytes: [UInt8]) throws -> Message {
-        let body = try JSONValue(parsing: bytes)
+        let body = try JSONValue(parsing: bytes, maximumDepth: WireLimits.maxNesting)
         func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
             try FlowJSON.decode(type, from: body)
         }

@@ -62,8 +62,23 @@ public struct ErrorCode: WireWord {
     public static let sequenceGap = Self("sequenceGap")
     /// A numbered step whose fate is forgotten.
     public static let staleSequence = Self("staleSequence")
-    /// The peer sends more messages per second than allowed.
+    /// The peer sends more messages (or bytes) per second than allowed.
     public static let flood = Self("flood")
+
+    // Bounds.
+
+    /// An id, name, session or step name is longer than ``WireLimits/maxIdentifierLength`` bytes.
+    public static let tooLong = Self("tooLong")
+    /// A session cannot be created: flowd holds as many as it may, or this peer created too many lately.
+    public static let sessionLimit = Self("sessionLimit")
+}
+
+/// Bounds every peer must keep, whatever flowd's configuration.
+public enum WireLimits {
+    /// The longest id, name, session id, step name or session-data key, in bytes of UTF-8.
+    public static let maxIdentifierLength = 128
+    /// How deep arrays and objects may nest in a header or body.
+    public static let maxNesting = 32
 }
 
 extension ErrorReply {

@@ -80,10 +80,11 @@ enum DurabilityBenchmarks {
         let run = endToEnd.directory + "/restore-\(UUID().uuidString.prefix(8))"
         let endpoints = BenchEndpoints.make("ipc", directory: run)
         let state = run + "/state"
-        let arguments = [
-            "--flows", endToEnd.flows, "--control", endpoints.control, "--events", endpoints.events, "--state-dir",
-            state,
-        ]
+        let arguments =
+            [
+                "--flows", endToEnd.flows, "--control", endpoints.control, "--events", endpoints.events, "--state-dir",
+                state,
+            ] + EndToEndBenchmarks.capacityLimits
         // Quiet while it creates sessions (a line per HELLO would fill the pipe nobody reads); the restarts log their
         // restore at info, and nothing else.
         let first = try RoleProcess("flowd", arguments + ["--log-level", "error"], quiet: true)

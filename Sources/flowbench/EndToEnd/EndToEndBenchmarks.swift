@@ -18,6 +18,10 @@ struct EndToEndBenchmarks {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// What the benchmarks change of flowd's defaults: `createSessions` makes up to a million sessions from one
+    /// connection to measure capacity, which the default session limits (there against abuse) would refuse.
+    static let capacityLimits = ["--max-sessions", "2000000", "--sessions-per-peer-per-minute", "10000000"]
+
     /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
     /// `ephemeral`.
     func startFlowd(_ transport: String, ephemeral: Bool = false) throws -> (RoleProcess, BenchEndpoints) {
@@ -27,7 +31,7 @@ struct EndToEndBenchmarks {
         let flowd = try RoleProcess(
             "flowd",
             ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"]
-                + state,
+                + state + Self.capacityLimits,
             quiet: true
         )
         try waitForFlowd(endpoints)

@@ -1,0 +1,137 @@
+import FlowCore
+import FlowWire
+
+/// A peer's allowance of new sessions: a token bucket holding a minute's worth, refilled over the minute.
+struct SessionCreationAllowance: Sendable, Hashable {
+    var tokens: Double
+    /// When the tokens were last counted (flowd's clock, ms).
+    var counted: Int64
+}
+
+extension Coordinator {
+    /// The first id, name, session or step name of a message longer than ``WireLimits/maxIdentifierLength`` bytes:
+    /// its field, in the protocol's words, and its length.
+    static func oversizedIdentifier(in envelope: Envelope) -> (field: String, bytes: Int)? {
+        var fields: [(String, String?)] = []
+        switch envelope.message {
+        case .hello(let hello):
+            fields += [("id", hello.id), ("name", hello.name), ("session", hello.session)]
+        case .step(let step):
+            fields.append(("step.name", step.step.name))
+        case .deepLink(let link):
+            fields += link.path.map { ("path[].name", $0.name) }
+        case .sessionData(let data):
+            fields.append(("key", data.key))
+        case .query(let query):
+            fields += [("what", query.what), ("arguments.session", query.arguments["session"]?.stringValue)]
+        default:
+            break
+        }
+        fields += [("header.session", envelope.header.session), ("header.sender", envelope.header.sender)]
+        for (field, value) in fields {
+            if let value, value.utf8.count > WireLimits.maxIdentifierLength {
+                return (field, value.utf8.count)
+            }
+        }
+        return nil
+    }
+
+    /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).
+    mutating func sessionCreationRefusal(by peer: String) -> String? {
+        guard engine.sessionIDs.count < configuration.maxSessions else {
+            noteBoundHit(
+                "sessions",
+                "flowd holds \(configuration.maxSessions) sessions, its limit (maxSessions): new ones are refused"
+            )
+            return
+                "flowd holds \(configuration.maxSessions) sessions, its limit; end sessions that are done (endSession), or raise maxSessions"
+        }
+        let perMinute = Double(configuration.sessionsPerPeerPerMinute)
+        var allowance = creationAllowances[peer] ?? SessionCreationAllowance(tokens: perMinute, counted: now)
+        allowance.tokens = min(perMinute, allowance.tokens + Double(now - allowance.counted) * perMinute / 60_000)
+        allowance.counted = now
+        defer { creationAllowances[peer] = allowance }
+        guard allowance.tokens >= 1 else {
+            noteBoundHit(
+                "sessionsPerPeer",
+                "a peer creates more than \(configuration.sessionsPerPeerPerMinute) sessions a minute: refused",
+                peer: peer
+            )
+            return
+                "this connection created \(configuration.sessionsPerPeerPerMinute) sessions in the last minute, its limit (sessionsPerPeerPerMinute); join an existing session, or wait"
+        }
+        allowance.tokens -= 1
+        return nil
+    }
+
+    /// Counts a bound that was hit (`stats` `boundsHit`), and logs it at most once a second per bound.
+    mutating func noteBoundHit(_ bound: String, _ what: String, peer: String? = nil, count: Int = 1) {
+        counters.boundsHit[bound, default: 0] += count
+        if boundsLogged[bound].map({ now - $0 >= 1000 }) ?? true {
+            boundsLogged[bound] = now
+            logger.warning(
+                "\(what)",
+                metadata: peer.map { ["peer": "\(LogText.quoted($0))"] } ?? [:]
+            )
+        }
+    }
+
+    /// How long a peer's replies may go on being dropped (it does not read them) before flowd forgets it (ms).
+    static let unreadPeerForgottenAfter: Int64 = 5000
+
+    /// Replies the server could not queue, per peer, because the peer does not read them: counted (`boundsHit`
+    /// `replyQueue`); a peer whose replies are still dropped ``unreadPeerForgottenAfter`` after the first is
+    /// forgotten, as a silent one is.
+    public mutating func repliesDropped(_ dropped: [String: Int], now: Int64) -> [Outgoing] {
+        self.now = max(self.now, now)
+        output = []
+        for (peer, count) in dropped.sorted(by: { $0.key < $1.key }) {
+            noteBoundHit(
+                "replyQueue",
+                "a peer does not read its replies: they are dropped",
+                peer: peer,
+                count: count
+            )
+            // Drops more than the same time apart are another episode: the peer read in between.
+            var episode = unreadSince[peer] ?? (first: self.now, last: self.now)
+            if self.now - episode.last >= Self.unreadPeerForgottenAfter {
+                episode.first = self.now
+            }
+            episode.last = self.now
+            unreadSince[peer] = episode
+            if self.now - episode.first >= Self.unreadPeerForgottenAfter, peers[peer] != nil {
+                unreadSince[peer] = nil
+                unregister(peer, reason: "did not read its replies for \(Self.unreadPeerForgottenAfter) ms")
+            }
+        }
+        return output
+    }
+
+    /// New connections refused: flowd holds as many as its open files allow. Counted (`boundsHit` `connections`)
+    /// and logged at most once a second.
+    public mutating func connectionsRefused(_ refused: Int, open: Int, cap: Int) {
+        noteBoundHit(
+            "connections",
+            "\(open) connections open, the most flowd's open files allow (\(cap)): new ones are refused",
+            count: refused
+        )
+    }
+
+    /// Forgets the session-creation allowances of peers that have a full minute's worth again.
+    mutating func forgetFullCreationAllowances() {
+        creationAllowances = creationAllowances.filter { now - $0.value.counted < 60_000 }
+        unreadSince = unreadSince.filter { now - $0.value.last < Self.unreadPeerForgottenAfter }
+    }
+}
+
+/// What flowd's logs quote of what a peer sent: a short prefix, so that a peer cannot fill the log.
+enum LogText {
+    /// The most characters quoted.
+    static let limit = 64
+
+    /// `text` whole when short, else its first ``limit`` characters and how long it was.
+    static func quoted(_ text: String) -> String {
+        guard text.count > limit else { return text }
+        return "\(text.prefix(limit))…(\(text.utf8.count) bytes)"
+    }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+import ZeroMQ
+
+/// Keeps flowd's connections below what its open files allow, so that a storm of connections never takes the
+/// descriptors flowd itself needs, and leaves room for the peers that come once it is over.
+///
+/// The event loop counts the connections its sockets accept and lose (from their monitors); every handshake goes
+/// through flowd's ZAP handler (for NULL as for CURVE), which refuses a new connection while the count is at the
+/// cap: the client's handshake fails with "too many connections", and libzmq closes it at once, freeing its
+/// descriptor. Unbinding instead would close every connection the endpoint had accepted.
+final class ConnectionGate: Sendable {
+    /// The most connections taken.
+    let cap: Int
+    private let open = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
+
+    /// A gate taking at most `cap` connections.
+    init(cap: Int) {
+        self.cap = cap
+    }
+
+    /// Connections open now, as the monitors last said.
+    var connections: Int { open.load(ordering: .relaxed) }
+
+    /// Counts the monitors' events: accepted and lost connections.
+    func count(_ monitors: [SocketMonitor]) throws {
+        for monitor in monitors {
+            while let event = try monitor.next() {
+                switch event.kind {
+                case .accepted: open.add(1, ordering: .relaxed)
+                case .disconnected: open.subtract(1, ordering: .relaxed)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The ZAP handler's decision about a new connection: refused at the cap. Called on the ZAP thread.
+    func admits() -> Bool {
+        guard open.load(ordering: .relaxed) >= cap else { return true }
+        refused.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Connections refused since the last call.
+    func takeRefused() -> Int {
+        refused.exchange(0, ordering: .relaxed)
+    }
+}
