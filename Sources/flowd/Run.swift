@@ -100,7 +100,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help:
-            "Messages queued for one peer or subscriber that does not read; beyond, they are dropped (a presenter resyncs). Default: \(defaults.sendQueueLimit)."
+            "Messages queued for one subscriber that does not read (commands, inspection events); beyond, they are dropped (a presenter resyncs). Default: \(defaults.sendQueueLimit)."
     )
     var sendQueueLimit: Int?
 

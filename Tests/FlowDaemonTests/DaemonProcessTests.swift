@@ -156,4 +156,36 @@ func endpoints(_ transport: String) -> [String] {
         badEndpoint.process.waitUntilExit()
         #expect(badEndpoint.process.terminationStatus == 1)
     }
+
+    @Test func everyBadOptionIsRefusedWithAMessageAndNeverCrashesFlowd() throws {
+        // Tried: empty and one-sided --authorize, a key that is not one, values out of range (zero, negative,
+        // so large that arithmetic with them overflows), words where numbers go, an endpoint without a scheme.
+        let big = String(Int64.max)
+        let cases: [([String], String)] = [
+            (["--authorize", "x="], "--authorize takes ID=PUBLIC_KEY"),
+            (["--authorize", "=key"], "--authorize takes ID=PUBLIC_KEY"),
+            (["--authorize", "nokey"], "--authorize takes ID=PUBLIC_KEY"),
+            (["--curve-secret-key", "short"], "the CURVE secret key is not a key"),
+            (["--max-message-size", big], "maxMessageSize (--max-message-size) must be from 1024"),
+            (["--max-message-size", "1"], "maxMessageSize (--max-message-size) must be from 1024"),
+            (["--heartbeat-timeout", big], "heartbeatTimeout (--heartbeat-timeout)"),
+            (["--peer-message-rate", big], "peerMessageRate (--peer-message-rate)"),
+            (["--peer-byte-rate=-5"], "peerByteRate (--peer-byte-rate)"),
+            (["--guard-timeout", big], "guardTimeout (--guard-timeout)"),
+            (["--deep-link-wait", big], "deepLinkWait (--deep-link-wait)"),
+            (["--inspection-delay", big], "inspectionDelay (--inspection-delay)"),
+            (["--snapshot-every", big], "snapshotEvery (--snapshot-every)"),
+            (["--max-sessions", "0"], "maxSessions (--max-sessions)"),
+            (["--send-queue-limit", "1"], "sendQueueLimit (--send-queue-limit)"),
+            (["--heartbeat-interval", "often"], "invalid for '--heartbeat-interval"),
+            (["--control", "nowhere"], "is not an endpoint"),
+        ]
+        for (arguments, message) in cases {
+            let flowd = try DaemonProcess(["--flows", demoFlows, "--ephemeral"] + arguments)
+            let status = flowd.exitStatus(within: .seconds(10))
+            #expect(flowd.process.terminationReason == .exit, "\(arguments): \(flowd.standardError)")
+            #expect(status == 64 || status == 1, "\(arguments): exit \(status.map(String.init) ?? "none")")
+            #expect(flowd.standardError.contains(message), "\(arguments): \(flowd.standardError)")
+        }
+    }
 }

@@ -28,9 +28,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How many bytes per second one peer may send (with bursts of twice as many), counted before a message is
     /// read: what reading costs grows with the bytes. Beyond, as for ``peerMessageRate``. 0: no limit.
     public var peerByteRate = 16 << 20
-    /// How many messages flowd queues for one peer (replies) or one subscriber (commands, inspection events) that
-    /// does not read. Beyond, replies are dropped and counted (a peer whose replies are dropped for 5 s is
-    /// forgotten) and publications to that subscriber are dropped (a presenter resyncs).
+    /// How many messages flowd queues for one subscriber (commands, inspection events) that does not read; beyond,
+    /// what is published to it is dropped (a presenter sees the gap and resyncs). (Replies to one peer: at most
+    /// 1000, beyond which they are dropped and counted, and a peer whose replies are dropped for 5 s is forgotten.)
     public var sendQueueLimit = 5_000
     /// How many sessions flowd holds at most; a HELLO that would create one more is refused (`sessionLimit`).
     public var maxSessions = 100_000

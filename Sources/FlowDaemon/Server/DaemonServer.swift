@@ -81,7 +81,7 @@ public final class DaemonServer: Sendable {
         try router.setOption(.routerHandover, true)
         try router.setOption(.routerMandatory, true)
         try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
-        try router.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
+        try router.setOption(.sendHighWaterMark, Self.replyQueueLimit)
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
@@ -224,6 +224,10 @@ public final class DaemonServer: Sendable {
         }
         logger.info("flowd stopped")
     }
+
+    /// How many replies flowd queues for one peer that does not read them; beyond, they are dropped and counted.
+    /// A peer has few answers in flight (a stepper one per step it waits for): a thousand is ample.
+    static let replyQueueLimit = 1_000
 
     /// Gives the coordinator the writer's figures, for the `store` query.
     private func noteWriterProgress(_ coordinator: inout Coordinator) {

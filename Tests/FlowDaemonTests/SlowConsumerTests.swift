@@ -1,0 +1,96 @@
+import FlowCore
+import FlowWire
+import Foundation
+import TestSupport
+import Testing
+import ZeroMQ
+
+/// Peers that never read, at a real flowd: 40 subscribers to everything and 10 inspectors asking queries as fast as
+/// they may, while a stepper and a presenter go on. flowd's memory stays bounded, the readers' replies are dropped
+/// and counted, and the normal presenter gets every batch.
+@Suite(.serialized) struct SlowConsumerTests {
+    /// flowd's resident memory, in bytes.
+    static func resident(_ daemon: DaemonProcess) -> Int {
+        let status =
+            (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    @Test func peersThatNeverReadCannotMakeFlowdGrowAndNormalPeersKeepEveryBatch() throws {
+        let directory = uniqueDirectory("sc")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let flows = directory + "/ticker.yaml"
+        try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
+        let control = "ipc://\(directory)/control"
+        let events = "ipc://\(directory)/events"
+        let daemon = try DaemonProcess(["--flows", flows, "--control", control, "--events", events])
+        _ = try daemon.readyEndpoints()
+        let context = try Context()
+
+        let stepper = try TestPeer("kiosk/ticker", session: "kiosk", context: context, control: control, events: events)
+        try stepper.hello(.stepper, name: "ticker")
+        let presenter = try TestPeer("kiosk/main", session: "kiosk", context: context, control: control, events: events)
+        try presenter.subscribe("cmd/kiosk/main")
+        try presenter.hello(.presenter, name: "main")
+        let before = Self.resident(daemon)
+
+        // 40 subscribers to everything (commands and the inspection stream), which never read.
+        var idle: [Socket] = []
+        for _ in 0..<40 {
+            let subscriber = try Socket(.subscriber, context: context)
+            try subscriber.setOption(.receiveHighWaterMark, 1)
+            try subscriber.subscribe("")
+            try subscriber.connect(events)
+            idle.append(subscriber)
+        }
+        // 10 inspectors that ask and never read the answers.
+        let codec = WireCodec()
+        var askers: [Socket] = []
+        for index in 0..<10 {
+            let dealer = try Socket(.dealer, context: context)
+            try dealer.setOption(.routingID, Array("asker-\(index)".utf8))
+            try dealer.setOption(.receiveHighWaterMark, 1)
+            try dealer.connect(control)
+            let hello = Hello(role: .inspector, id: "asker-\(index)", name: "asker-\(index)", session: nil)
+            try dealer.send(frames: codec.encode(Envelope(header: Header(id: 0, sentAt: 0), message: .hello(hello))))
+            askers.append(dealer)
+        }
+
+        // The journey: 3000 steps, one in flight, while the askers ask.
+        var commandSequences: [UInt64] = []
+        var peak = before
+        var queryID: UInt64 = 0
+        for number in 1...3_000 {
+            for dealer in askers {
+                for _ in 0..<20 {
+                    queryID += 1
+                    let query = Envelope(header: Header(id: queryID, sentAt: 0), message: .query(Query(what: "stats")))
+                    _ = try? dealer.send(frames: codec.encode(query), dontWait: true)
+                }
+            }
+            let fate = try stepper.emit(Step("tick", ["n": .int(number)]), sequence: UInt64(number))
+            #expect(fate.accepted)
+            let batch = try presenter.expectPublished { message in
+                if case .commands(let batch) = message { batch } else { nil }
+            }
+            commandSequences.append(batch.sequence)
+            if number % 500 == 0 {
+                peak = max(peak, Self.resident(daemon))
+            }
+        }
+        // Every batch, in order, none missing.
+        #expect(commandSequences == Array(commandSequences.first!...commandSequences.first! + 2_999))
+        let stats = try stepper.stats()
+        let bounds = stats["boundsHit"]?.objectValue ?? [:]
+        #expect((bounds["replyQueue"]?.intValue ?? 0) > 0)
+        print(
+            "slow consumers: flowd resident \(before >> 20) MiB before, \(peak >> 20) MiB at most; queries sent \(queryID); bounds hit \(bounds)"
+        )
+        #expect(peak - before < 256 << 20, "flowd grew by \((peak - before) >> 20) MiB")
+        idle.removeAll()
+        askers.removeAll()
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
+}
