@@ -40,6 +40,11 @@ case "profile":
     {
         print(result.line)
     }
+case "hostile":
+    // What reading the most expensive bodies of the largest size costs (sets peerByteRate's default).
+    for result in HostileBodyBenchmarks.cost() {
+        print(result.line)
+    }
 case "coordinator":
     // The coordinator alone, for a profiler: flowbench coordinator [watched] [STEPS].
     let endToEnd = try EndToEndBenchmarks()
