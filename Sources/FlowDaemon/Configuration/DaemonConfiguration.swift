@@ -26,8 +26,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// dropped, counted (`errors.flood`) and answered with one `flood` ERROR per second. 0: no limit.
     public var peerMessageRate = 50_000
     /// How many bytes per second one peer may send (with bursts of twice as many), counted before a message is
-    /// read: what reading costs grows with the bytes. Beyond, as for ``peerMessageRate``. 0: no limit.
-    public var peerByteRate = 16 << 20
+    /// read: what reading costs grows with the bytes (25 ns per byte for the most expensive bodies, measured with
+    /// `flowbench hostile`), so a peer flooding at this rate costs flowd about 5% of a core. 2 MiB is ten thousand
+    /// steps a second. Beyond, as for ``peerMessageRate``. 0: no limit.
+    public var peerByteRate = 2 << 20
     /// How many messages flowd queues for one subscriber (commands, inspection events) that does not read; beyond,
     /// what is published to it is dropped (a presenter sees the gap and resyncs). (Replies to one peer: at most
     /// 1000, beyond which they are dropped and counted, and a peer whose replies are dropped for 5 s is forgotten.)

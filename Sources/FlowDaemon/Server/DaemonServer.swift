@@ -2,6 +2,7 @@ import FlowCore
 import FlowSpec
 import FlowStore
 import Foundation
+import Glibc
 import Logging
 import Synchronization
 import ZeroMQ
@@ -136,6 +137,7 @@ public final class DaemonServer: Sendable {
         let clock = daemon.clock
         let gathers = daemon.durable && configuration.durability != .off
         var unread: [String: Int] = [:]
+        var lastTrim = clock.now
         loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
@@ -205,6 +207,11 @@ public final class DaemonServer: Sendable {
             if clock.now >= daemon.coordinator.nextTick() {
                 outgoing += daemon.coordinator.tick(now: clock.now)
                 noteWriterProgress(&daemon.coordinator)
+                if clock.now - lastTrim >= Self.trimInterval {
+                    // What a burst took (a flood of large messages) goes back to the system, not only to malloc.
+                    lastTrim = clock.now
+                    MemoryTrim.now()
+                }
             }
             outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
             unread.merge(
@@ -224,6 +231,9 @@ public final class DaemonServer: Sendable {
         }
         logger.info("flowd stopped")
     }
+
+    /// How often the loop gives free memory back to the system (milliseconds).
+    static let trimInterval: Int64 = 10_000
 
     /// How many replies flowd queues for one peer that does not read them; beyond, they are dropped and counted.
     /// A peer has few answers in flight (a stepper one per step it waits for): a thousand is ample.

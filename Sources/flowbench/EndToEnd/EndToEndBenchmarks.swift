@@ -18,9 +18,12 @@ struct EndToEndBenchmarks {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// What the benchmarks change of flowd's defaults: `createSessions` makes up to a million sessions from one
-    /// connection to measure capacity, which the default session limits (there against abuse) would refuse.
-    static let capacityLimits = ["--max-sessions", "2000000", "--sessions-per-peer-per-minute", "10000000"]
+    /// What the benchmarks change of flowd's defaults, which are there against abuse and would throttle a
+    /// capacity measurement: `createSessions` makes up to a million sessions from one connection, and one stepper
+    /// process sends up to 30 000 steps (6 MB) a second.
+    static let capacityLimits = [
+        "--max-sessions", "2000000", "--sessions-per-peer-per-minute", "10000000", "--peer-byte-rate", "0",
+    ]
 
     /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
     /// `ephemeral`.
