@@ -51,6 +51,12 @@ extension SocketOption where Value == Bool {
     public static var extendedPublisherVerboser: Self {
         Self(ZMQ_XPUB_VERBOSER, "ZMQ_XPUB_VERBOSER", .flag, readable: false)
     }
+    /// An XPUB passes subscriptions on without applying them: the application decides, for the subscriber whose
+    /// subscription it just received, by setting ``subscribe`` or ``unsubscribe`` on the XPUB (XPUB_MANUAL,
+    /// write-only).
+    public static var extendedPublisherManual: Self {
+        Self(ZMQ_XPUB_MANUAL, "ZMQ_XPUB_MANUAL", .flag, readable: false)
+    }
     /// Queue messages only to completed connections (IMMEDIATE).
     public static var immediate: Self { Self(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE", .flag) }
     /// This socket is a CURVE server; set ``curveSecretKey`` too (CURVE_SERVER).

@@ -115,7 +115,8 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .customLong("authorize"),
-        help: "A client allowed in with CURVE, as ID=PUBLIC_KEY; repeat for several."
+        help:
+            "A client allowed in with CURVE, as ID=PUBLIC_KEY, optionally granted only some sessions and roles: ID=PUBLIC_KEY:SESSIONS[:ROLES] (sessions: ids, prefixes ending in *, or *; roles: stepper, presenter, guard, inspector, control). Repeat for several."
     )
     var authorized: [String] = []
 
@@ -177,11 +178,14 @@ struct Run: AsyncParsableCommand {
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         var keys: [String: String] = [:]
+        var grants: [String: ClientGrant] = [:]
         for entry in authorized {
-            if let (id, key) = Self.authorization(entry) {
+            if let (id, key, grant) = Self.authorization(entry) {
                 keys[id] = key
+                grants[id] = grant
             }
         }
+        flags.grants = grants.isEmpty ? nil : grants
         flags.authorizedKeys = keys.isEmpty ? nil : keys
         flags.stateDir =
             ephemeral
@@ -200,19 +204,27 @@ struct Run: AsyncParsableCommand {
         return flags
     }
 
-    /// `ID=PUBLIC_KEY` split in two; `nil` when either side is empty or the `=` is missing.
-    static func authorization(_ entry: String) -> (id: String, key: String)? {
+    /// `ID=PUBLIC_KEY[:SESSIONS[:ROLES]]` read: the id, the 40-character key, and the grant when one is given;
+    /// `nil` when the id or the key is missing or the grant cannot be read.
+    static func authorization(_ entry: String) -> (id: String, key: String, grant: ClientGrant?)? {
         guard let equals = entry.firstIndex(of: "=") else { return nil }
         let id = String(entry[..<equals])
-        let key = String(entry[entry.index(after: equals)...])
-        guard !id.isEmpty, !key.isEmpty else { return nil }
-        return (id, key)
+        let rest = entry[entry.index(after: equals)...]
+        // A Z85 key may hold ':' itself: it is the first 40 characters.
+        let key = String(rest.prefix(40))
+        guard !id.isEmpty, key.count == 40 else { return nil }
+        let grantText = rest.dropFirst(40)
+        guard !grantText.isEmpty else { return (id, key, nil) }
+        guard grantText.first == ":", let grant = try? ClientGrant(parsing: String(grantText.dropFirst())) else {
+            return nil
+        }
+        return (id, key, grant)
     }
 
     func validate() throws {
         for entry in authorized where Self.authorization(entry) == nil {
             throw ValidationError(
-                "--authorize takes ID=PUBLIC_KEY, both given (the key from `flowd keygen`), not '\(entry.prefix(64))'"
+                "--authorize takes ID=PUBLIC_KEY (the 40 characters from `flowd keygen`), optionally followed by :SESSIONS[:ROLES] (kiosk-7,kiosk-8:stepper,presenter), not '\(entry.prefix(64))'"
             )
         }
         let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]

@@ -194,4 +194,32 @@ import ZeroMQ
         noSecret.authorizedKeys = ["kiosk/app": try CurveKeyPair.generate().publicKey.z85]
         #expect(throws: ConfigurationError.self) { try DaemonConfiguration(noSecret, environment: environment) }
     }
+
+    @Test func aConfigurationFileGrantsKeysSessionsAndRoles() throws {
+        let (secret, app, ops) = try (
+            CurveKeyPair.generate().secretKey.z85, CurveKeyPair.generate().publicKey.z85,
+            CurveKeyPair.generate().publicKey.z85
+        )
+        let scratch = ScratchDirectory("grants")
+        let path = scratch.path + "/flowd.yaml"
+        try """
+        curveSecretKey: "\(secret)"
+        authorizedKeys:
+          kiosk-7/app: { key: "\(app)", sessions: [kiosk-7], roles: [stepper] }
+          ops: "\(ops)"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try DaemonConfiguration(ConfigurationFile.load(contentsOf: path), environment: environment)
+        #expect(configuration.curve?.authorizedKeys == ["kiosk-7/app": app, "ops": ops])
+        #expect(configuration.curve?.grants == ["kiosk-7/app": ClientGrant(sessions: ["kiosk-7"], roles: [.stepper])])
+        // Tried: a grant with an unknown role, a client with neither key nor grant.
+        try """
+        curveSecretKey: "\(secret)"
+        authorizedKeys:
+          kiosk-7/app: { key: "\(app)", roles: [admin] }
+          ops: [1, 2]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: path) }
+        #expect(error?.description.contains("'admin' is not a role") == true)
+        #expect(error?.description.contains("'ops' needs a key") == true)
+    }
 }

@@ -53,6 +53,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var curveSecretKey: String?
     /// Client id → CURVE public key (Z85).
     public var authorizedKeys: [String: String]?
+    /// Client id → what it may do (ids without one may do everything).
+    public var grants: [String: ClientGrant]?
     /// The state directory; `none` keeps sessions in memory only.
     public var stateDir: String?
     /// What an acknowledgement waits for: `os`, `fsync` or `off`.
@@ -157,16 +159,40 @@ public struct ConfigurationFile: Sendable, Hashable {
                 }
             case "snapshotEvery": file.snapshotEvery = number()
             case "authorizedKeys":
-                guard case .mapping(let keys) = value,
-                    keys.allSatisfy({ $0.key.string != nil && $0.value.string != nil })
-                else {
-                    problems.append("\(place): 'authorizedKeys' maps client ids to Z85 public keys")
+                guard case .mapping(let clients) = value else {
+                    problems.append("\(place): 'authorizedKeys' maps client ids to Z85 public keys (or to grants)")
                     continue
                 }
-                file.authorizedKeys = Dictionary(
-                    keys.compactMap { pair in pair.key.string.flatMap { id in pair.value.string.map { (id, $0) } } },
-                    uniquingKeysWith: { _, last in last }
-                )
+                var keys: [String: String] = [:]
+                var grants: [String: ClientGrant] = [:]
+                for (idNode, client) in clients {
+                    guard let id = idNode.string else { continue }
+                    if let key = client.string, case .scalar = client {
+                        keys[id] = key
+                    } else if case .mapping(let fields) = client, let key = fields["key"]?.string {
+                        keys[id] = key
+                        let sessions = fields["sessions"].map { node in
+                            node.sequence?.compactMap(\.string) ?? node.string.map { [$0] } ?? []
+                        }
+                        let roles = fields["roles"].map { node in
+                            node.sequence?.compactMap(\.string) ?? node.string.map { [$0] } ?? []
+                        }
+                        do {
+                            grants[id] = try ClientGrant(
+                                parsing: (sessions ?? ["*"]).joined(separator: ",")
+                                    + (roles.map { ":" + $0.joined(separator: ",") } ?? "")
+                            )
+                        } catch {
+                            problems.append("\(place): the grant of '\(id.prefix(64))': \(error)")
+                        }
+                    } else {
+                        problems.append(
+                            "\(place): '\(id.prefix(64))' needs a key, or a mapping with key, sessions and roles"
+                        )
+                    }
+                }
+                file.authorizedKeys = keys
+                file.grants = grants.isEmpty ? nil : grants
             default:
                 problems.append("\(place): unknown key '\(key)'; known keys: \(keys.joined(separator: ", "))")
             }
@@ -214,6 +240,12 @@ extension ConfigurationFile {
         merged.snapshotEvery = overrides.snapshotEvery ?? snapshotEvery
         merged.snapshotInterval = overrides.snapshotInterval ?? snapshotInterval
         merged.authorizedKeys = (authorizedKeys ?? [:]).merging(overrides.authorizedKeys ?? [:]) { _, flag in flag }
+        // A flag's key comes with its own grant, or none (everything).
+        var grants = grants ?? [:]
+        for id in (overrides.authorizedKeys ?? [:]).keys {
+            grants[id] = overrides.grants?[id]
+        }
+        merged.grants = grants.isEmpty ? nil : grants
         if merged.authorizedKeys?.isEmpty == true {
             merged.authorizedKeys = nil
         }
@@ -264,7 +296,11 @@ extension DaemonConfiguration {
             snapshotInterval = value
         }
         if let secretKey = file.curveSecretKey {
-            curve = CurveSettings(secretKey: secretKey, authorizedKeys: file.authorizedKeys ?? [:])
+            curve = CurveSettings(
+                secretKey: secretKey,
+                authorizedKeys: file.authorizedKeys ?? [:],
+                grants: file.grants ?? [:]
+            )
             try curve?.check()
         } else if !(file.authorizedKeys ?? [:]).isEmpty {
             throw ConfigurationError(

@@ -86,10 +86,13 @@ public struct CurveSettings: Sendable, Hashable {
     public var secretKey: String
     /// The allowed clients: connection id → public key (Z85). A client may only say HELLO with its key's id.
     public var authorizedKeys: [String: String]
+    /// What each client id may do; an id without a grant may act in every session, in every role.
+    public var grants: [String: ClientGrant]
 
-    public init(secretKey: String, authorizedKeys: [String: String]) {
+    public init(secretKey: String, authorizedKeys: [String: String], grants: [String: ClientGrant] = [:]) {
         self.secretKey = secretKey
         self.authorizedKeys = authorizedKeys
+        self.grants = grants
     }
 
     /// Checks that every key is a CURVE key in Z85 (40 characters) and every id is given.

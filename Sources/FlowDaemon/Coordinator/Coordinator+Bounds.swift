@@ -67,13 +67,14 @@ extension Coordinator {
     /// Counts a bound that was hit (`stats` `boundsHit`), and logs it at most once a second per bound.
     mutating func noteBoundHit(_ bound: String, _ what: String, peer: String? = nil, count: Int = 1) {
         counters.boundsHit[bound, default: 0] += count
-        if boundsLogged[bound].map({ now - $0 >= 1000 }) ?? true {
-            boundsLogged[bound] = now
-            logger.warning(
-                "\(what)",
-                metadata: peer.map { ["peer": "\(LogText.quoted($0))"] } ?? [:]
-            )
-        }
+        logThrottled(bound, what, peer: peer)
+    }
+
+    /// Logs a warning at most once a second per `key`.
+    mutating func logThrottled(_ key: String, _ what: String, peer: String? = nil) {
+        guard boundsLogged[key].map({ now - $0 >= 1000 }) ?? true else { return }
+        boundsLogged[key] = now
+        logger.warning("\(what)", metadata: peer.map { ["peer": "\(LogText.quoted($0))"] } ?? [:])
     }
 
     /// How long a peer's replies may go on being dropped (it does not read them) before flowd forgets it (ms).

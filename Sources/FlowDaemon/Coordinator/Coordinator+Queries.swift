@@ -6,11 +6,20 @@ extension Coordinator {
     /// Answers an inspector's question.
     mutating func query(_ query: Query, from peer: Peer, header: Header) {
         let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
+        if let session, ["tree", "drops", "endSession"].contains(query.what),
+            let denial = authorizationRefusal(of: peer, in: session, acting: query.what == "endSession")
+        {
+            reply(to: peer.id, correlation: header.id, error: .notAllowed, denial)
+            return
+        }
+        let visible = { (session: SessionID?) in
+            peer.grant.map { grant in session.map { grant.covers($0.rawValue) } ?? false } ?? true
+        }
         let result: JSONValue
         switch query.what {
         case "sessions":
             result = .array(
-                engine.sessionIDs.map { id in
+                engine.sessionIDs.filter(visible).map { id in
                     let inspection = engine.inspect(id)
                     let activity = activity[id]
                     return [
@@ -25,7 +34,7 @@ extension Coordinator {
             )
         case "registrations":
             result = .array(
-                peers.values.sorted { $0.id < $1.id }.map { peer in
+                peers.values.filter { visible($0.session) }.sorted { $0.id < $1.id }.map { peer in
                     [
                         "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
                         "session": peer.session.map { .string($0.rawValue) } ?? .null,
@@ -70,7 +79,7 @@ extension Coordinator {
 
     /// Sets a value of the session's data.
     mutating func sessionData(_ data: SessionDataMessage, from peer: Peer, header: Header) {
-        guard let session = session(of: peer, header: header) else { return }
+        guard let session = session(of: peer, header: header, acting: true) else { return }
         do {
             let value = data.value == .null ? nil : data.value
             try engine.setSessionData(data.key, value, session: session)
@@ -89,12 +98,14 @@ extension Coordinator {
 
     /// A guard's answer (its header names the question's session).
     mutating func guardAnswer(_ answer: GuardAnswer, from peer: Peer, header: Header) {
-        guard peer.role == .guard, let session = header.session.map({ SessionID($0) }) else {
+        guard peer.role == .guard, let session = header.session.map({ SessionID($0) }),
+            authorizationRefusal(of: peer, in: session, acting: true) == nil
+        else {
             reply(
                 to: peer.id,
                 correlation: header.id,
                 error: .notAGuard,
-                "only guards answer, naming the session in the header"
+                "only guards answer, naming the session in the header (one their key is granted)"
             )
             return
         }

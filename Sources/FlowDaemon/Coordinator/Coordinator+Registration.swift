@@ -31,6 +31,11 @@ extension Coordinator {
             )
             return
         }
+        let grant = grant(for: userID)
+        if let refusal = registrationRefusal(hello, grant: grant) {
+            reply(to: peer, correlation: correlation, error: .notAllowed, refusal)
+            return
+        }
         let session = hello.session.map { SessionID($0) }
         if session == nil && (hello.role == .stepper || hello.role == .presenter) {
             reply(
@@ -69,7 +74,15 @@ extension Coordinator {
                 return
             }
         }
-        peers[peer] = Peer(id: peer, name: name, role: hello.role, session: session, lastHeard: now, lastSent: now)
+        peers[peer] = Peer(
+            id: peer,
+            name: name,
+            role: hello.role,
+            session: session,
+            grant: grant,
+            lastHeard: now,
+            lastSent: now
+        )
         let lastSequence = session.flatMap {
             steppers[StepperKey(session: $0, role: hello.role, name: name)]?.lastSequence
         }

@@ -17,8 +17,9 @@ extension Coordinator {
     /// The session a message concerns. A peer registered for a session acts in that session only (a stepper of
     /// one kiosk cannot post into another's as its namesake); a peer without one (an inspector) names it in the
     /// header. A message without a usable session is refused with an ERROR and `nil` is returned.
-    mutating func session(of peer: Peer, header: Header) -> SessionID? {
-        let (session, refusal) = resolveSession(of: peer, header: header)
+    /// `acting`: the message changes the session (an inspector needs the `control` grant for it).
+    mutating func session(of peer: Peer, header: Header, acting: Bool = false) -> SessionID? {
+        let (session, refusal) = resolveSession(of: peer, header: header, acting: acting)
         if let refusal {
             reply(to: peer.id, correlation: header.id, error: refusal.code, refusal.message)
             return nil
@@ -27,8 +28,17 @@ extension Coordinator {
     }
 
     /// The session a message concerns and, when it may not act there, why: a registered peer's session is its
-    /// own (even when the header names another, which is refused); a peer without one names it.
-    private func resolveSession(of peer: Peer, header: Header) -> (SessionID?, StepRefusal?) {
+    /// own (even when the header names another, which is refused); a peer without one names it. A session its
+    /// CURVE key is not granted is no session at all (`nil`, `notAllowed`): nothing is numbered or written there.
+    private func resolveSession(of peer: Peer, header: Header, acting: Bool) -> (SessionID?, StepRefusal?) {
+        let (session, refusal) = ownSession(of: peer, header: header)
+        if let session, let denial = authorizationRefusal(of: peer, in: session, acting: acting) {
+            return (nil, StepRefusal(code: .notAllowed, message: denial))
+        }
+        return (session, refusal)
+    }
+
+    private func ownSession(of peer: Peer, header: Header) -> (SessionID?, StepRefusal?) {
         let named = header.session.map { SessionID($0) }
         if let registered = peer.session {
             guard named == nil || named == registered else {
@@ -52,7 +62,7 @@ extension Coordinator {
     /// for no number that never comes. Returns the session and the sender's key when the step is new and is to be
     /// applied; `nil` when it was answered already (a repeat, a gap, a refusal).
     mutating func number(_ sequence: UInt64, from peer: Peer, header: Header) -> (SessionID, StepperKey)? {
-        let (session, refusal) = resolveSession(of: peer, header: header)
+        let (session, refusal) = resolveSession(of: peer, header: header, acting: true)
         guard let session else {
             // No session, no sender's key to number in: the next step starts the numbering wherever it is.
             if let refusal {

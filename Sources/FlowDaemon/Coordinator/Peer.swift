@@ -9,6 +9,8 @@ struct Peer: Sendable, Hashable {
     let name: String
     let role: Role
     let session: SessionID?
+    /// What its CURVE key is granted; `nil`: everything (no CURVE, or a key without a grant).
+    var grant: ClientGrant? = nil
     /// When the daemon last heard from it and last sent to it (ms since 1970).
     var lastHeard: Int64
     var lastSent: Int64

@@ -86,6 +86,11 @@ public final class DaemonServer: Sendable {
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
+        // With CURVE, flowd decides each subscription itself, by the subscriber's key and its grant.
+        let manualSubscriptions = configuration.curve != nil
+        if manualSubscriptions {
+            try events.setOption(.extendedPublisherManual, true)
+        }
         let openFiles = FileDescriptorLimit.current
         let gate = ConnectionGate(cap: FileDescriptorLimit.connectionCap(for: openFiles))
         logger.info("open files: at most \(openFiles); connections taken: at most \(gate.cap)")
@@ -178,11 +183,17 @@ public final class DaemonServer: Sendable {
                 case eventsIndex:
                     while let message = try events.receive(dontWait: true) {
                         guard let frame = message.frames.first, let kind = frame.first else { continue }
-                        outgoing += daemon.coordinator.subscription(
-                            Array(frame.dropFirst()),
-                            subscribed: kind == 1,
-                            now: clock.now
-                        )
+                        let topic = Array(frame.dropFirst())
+                        if manualSubscriptions {
+                            // Applied for this subscriber (the one just heard) only if its key is granted the topic.
+                            guard kind == 0 || daemon.coordinator.allowsSubscription(topic, userID: message.userID)
+                            else {
+                                daemon.coordinator.subscriptionRefused(topic, userID: message.userID)
+                                continue
+                            }
+                            try events.setOption(kind == 1 ? .subscribe : .unsubscribe, topic)
+                        }
+                        outgoing += daemon.coordinator.subscription(topic, subscribed: kind == 1, now: clock.now)
                     }
                 case writtenIndex:
                     writer.written.clear()

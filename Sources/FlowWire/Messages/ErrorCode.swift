@@ -69,6 +69,8 @@ public struct ErrorCode: WireWord {
 
     /// An id, name, session or step name is longer than ``WireLimits/maxIdentifierLength`` bytes.
     public static let tooLong = Self("tooLong")
+    /// With CURVE, the client's key is not granted this session or this role (or, as a reading inspector, to act).
+    public static let notAllowed = Self("notAllowed")
     /// A session cannot be created: flowd holds as many as it may, or this peer created too many lately.
     public static let sessionLimit = Self("sessionLimit")
 }

@@ -1,0 +1,90 @@
+import FlowWire
+
+/// What a CURVE client may do: in which sessions, in which roles. A key without a grant may do everything.
+public struct ClientGrant: Sendable, Hashable {
+    /// A role a grant allows; `control` is an inspector that may also act (emit steps and deep links, set session
+    /// data, end sessions), where `inspector` only reads.
+    public enum GrantedRole: String, Sendable, Hashable, CaseIterable {
+        case stepper, presenter, `guard`, inspector, control
+    }
+
+    /// Session patterns: `*` (every session), an id (that session, and sessions under it: `kiosk-7` covers
+    /// `kiosk-7/left`), or a prefix ending in `*` (`kiosk-*`).
+    public var sessions: [String]
+    /// The roles allowed.
+    public var roles: Set<GrantedRole>
+
+    /// A grant of `sessions` in `roles`.
+    public init(sessions: [String], roles: Set<GrantedRole>) {
+        self.sessions = sessions
+        self.roles = roles
+    }
+
+    /// Reads `SESSIONS[:ROLES]`: patterns separated by commas, then roles (every role when left out).
+    /// - Throws: ``ConfigurationError`` naming what cannot be read.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let sessions = parts[0].split(separator: ",").map(String.init)
+        guard !sessions.isEmpty else {
+            throw ConfigurationError("a grant names its sessions (patterns such as kiosk-7, kiosk-* or *)")
+        }
+        var roles = Set(GrantedRole.allCases)
+        if parts.count > 1 {
+            roles = []
+            for word in parts[1].split(separator: ",") {
+                guard let role = GrantedRole(rawValue: String(word)) else {
+                    throw ConfigurationError(
+                        "'\(word.prefix(32))' is not a role; grant stepper, presenter, guard, inspector or control"
+                    )
+                }
+                roles.insert(role)
+            }
+        }
+        self.init(sessions: sessions, roles: roles)
+    }
+
+    /// Whether every session is granted.
+    var coversEverySession: Bool { sessions.contains("*") }
+
+    /// Whether the grant covers `session`.
+    func covers(_ session: String) -> Bool {
+        sessions.contains { pattern in
+            if pattern == "*" { return true }
+            if pattern.hasSuffix("*") { return session.hasPrefix(pattern.dropLast()) }
+            return session == pattern || session.hasPrefix(pattern + "/")
+        }
+    }
+
+    /// Whether a peer may register in `role`.
+    func allows(_ role: Role) -> Bool {
+        switch role {
+        case .stepper: roles.contains(.stepper)
+        case .presenter: roles.contains(.presenter)
+        case .guard: roles.contains(.guard)
+        case .inspector: roles.contains(.inspector) || roles.contains(.control)
+        }
+    }
+
+    /// Whether an inspector may act (not only read).
+    var controls: Bool { roles.contains(.control) }
+
+    /// Whether a subscription may be applied: every topic it can match must belong to a granted session, and to a
+    /// role that reads it (`cmd/` presenters and inspectors, `ins/` and `inb/` inspectors).
+    func allowsSubscription(_ topic: String) -> Bool {
+        let readable: Bool
+        switch topic.prefix(4) {
+        case "cmd/": readable = roles.contains(.presenter) || allows(.inspector)
+        case "ins/", "inb/": readable = allows(.inspector)
+        default:
+            // A shorter prefix ("", "c", "in"...) matches several kinds in every session.
+            return coversEverySession && allows(.inspector)
+        }
+        guard readable else { return false }
+        if coversEverySession { return true }
+        // Only topics that cannot reach past the granted sessions: `cmd/kiosk-7/...` for `kiosk-7`.
+        let rest = topic.dropFirst(4)
+        return sessions.contains { pattern in
+            pattern.hasSuffix("*") ? rest.hasPrefix(pattern.dropLast()) : rest.hasPrefix(pattern + "/")
+        }
+    }
+}

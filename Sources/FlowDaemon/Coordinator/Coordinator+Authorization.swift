@@ -1,0 +1,51 @@
+import FlowCore
+import FlowWire
+
+extension Coordinator {
+    /// What a CURVE user id is granted; `nil`: everything (no CURVE, or a key without a grant).
+    func grant(for userID: String?) -> ClientGrant? {
+        userID.flatMap { configuration.curve?.grants[$0] }
+    }
+
+    /// Why `peer` may not read (or, `acting`, change) `session`; `nil` when it may.
+    func authorizationRefusal(of peer: Peer, in session: SessionID, acting: Bool) -> String? {
+        guard let grant = peer.grant else { return nil }
+        guard grant.covers(session.rawValue) else {
+            return "your key is not granted session \(LogText.quoted(session.rawValue))"
+        }
+        if acting && peer.role == .inspector && !grant.controls {
+            return "your key lets you read session \(LogText.quoted(session.rawValue)), not act in it (grant control)"
+        }
+        return nil
+    }
+
+    /// Why a HELLO may not register as it asks; `nil` when it may.
+    func registrationRefusal(_ hello: Hello, grant: ClientGrant?) -> String? {
+        guard let grant else { return nil }
+        guard grant.allows(hello.role) else {
+            return "your key is not granted the role \(hello.role.rawValue)"
+        }
+        if let session = hello.session, !grant.covers(session) {
+            return "your key is not granted session \(LogText.quoted(session))"
+        }
+        return nil
+    }
+
+    /// Whether the subscriber with CURVE user id `userID` may subscribe to `topic` (always without CURVE).
+    public func allowsSubscription(_ topic: [UInt8], userID: String?) -> Bool {
+        guard configuration.curve != nil else { return true }
+        guard let userID, configuration.curve?.authorizedKeys[userID] != nil else { return false }
+        guard let grant = grant(for: userID) else { return true }
+        return grant.allowsSubscription(String(decoding: topic, as: UTF8.self))
+    }
+
+    /// A subscription was refused: counted (`errors.notAllowed`) and logged at most once a second.
+    public mutating func subscriptionRefused(_ topic: [UInt8], userID: String?) {
+        Counters.bump(&counters.errors, ErrorCode.notAllowed.rawValue)
+        logThrottled(
+            "subscriptionRefused",
+            "refused a subscription to '\(LogText.quoted(String(decoding: topic, as: UTF8.self)))': its key is not granted it",
+            peer: userID ?? "no key"
+        )
+    }
+}
