@@ -69,7 +69,10 @@ struct BusOptions: ParsableArguments {
         do {
             return try await InspectorClient.connect(options: clientOptions)
         } catch let error as FlowBusError where error.code == .unreachable {
-            printError("flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)")
+            let problem = IPCAccess.problem(with: clientOptions.endpoints.control).map { ": \($0)" } ?? ""
+            printError(
+                "flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)\(problem)"
+            )
             throw ExitCode(69)
         }
     }

@@ -106,6 +106,15 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help:
+            "The mode of the ipc socket files, in octal: who may connect (it takes write permission). 0660 lets the group in. Default: what the umask gives (the owner only)."
+    )
+    var ipcMode: String?
+
+    @Option(help: "The group the ipc socket files are given (a name or a number), with --ipc-mode.")
+    var ipcGroup: String?
+
+    @Option(
+        help:
             "How long inspection events may wait to go out together to inspectors (EVENTS), in milliseconds. 0: at the end of each turn of the loop. Default: \(defaults.inspectionBatchDelay.milliseconds)."
     )
     var inspectionDelay: Int?
@@ -174,6 +183,8 @@ struct Run: AsyncParsableCommand {
         flags.maxSessions = maxSessions
         flags.sessionsPerPeerPerMinute = sessionsPerPeerPerMinute
         flags.sendQueueLimit = sendQueueLimit
+        flags.ipcMode = ipcMode
+        flags.ipcGroup = ipcGroup
         flags.inspectionDelay = inspectionDelay
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey

@@ -188,4 +188,34 @@ func endpoints(_ transport: String) -> [String] {
             #expect(flowd.standardError.contains(message), "\(arguments): \(flowd.standardError)")
         }
     }
+
+    @Test func theIPCSocketFilesGetTheModeAndGroupAskedFor() throws {
+        let directory = uniqueDirectory("ip")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let group = String(getgid())
+        let daemon = try DaemonProcess([
+            "--flows", demoFlows, "--ephemeral", "--control", "ipc://\(directory)/control", "--events",
+            "ipc://\(directory)/events", "--ipc-mode", "0660", "--ipc-group", group,
+        ])
+        _ = try daemon.readyEndpoints()
+        for name in ["control", "events"] {
+            var status = stat()
+            #expect(stat(directory + "/" + name, &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o660)
+            #expect(status.st_gid == getgid())
+        }
+        #expect(daemon.signal(SIGTERM) == 0)
+        // A client told where no flowd listens hears so, not only that flowd does not answer.
+        #expect(IPCAccess.problem(with: "ipc://\(directory)/control")?.contains("there is no socket file") == true)
+        #expect(IPCAccess.problem(with: "tcp://127.0.0.1:1") == nil)
+        // Tried: a mode that is not octal, a group that does not exist.
+        for (arguments, message) in [
+            (["--ipc-mode", "rw-rw----"], "ipcMode (--ipc-mode) is a mode in octal"),
+            (["--ipc-group", "no-such-group-\(getpid())"], "there is no group"),
+        ] {
+            let refused = try DaemonProcess(["--flows", demoFlows, "--ephemeral"] + arguments)
+            #expect(refused.exitStatus() == 1)
+            #expect(refused.standardError.contains(message), "\(refused.standardError)")
+        }
+    }
 }

@@ -30,7 +30,8 @@ extension ConnectionLoop {
                 with: .failure(
                     FlowBusError(
                         .unreachable,
-                        "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); is it running?"
+                        "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); "
+                            + (IPCAccess.problem(with: setup.options.endpoints.control) ?? "is it running?")
                     )
                 )
             )

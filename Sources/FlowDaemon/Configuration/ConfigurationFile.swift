@@ -16,7 +16,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
         "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys", "stateDir",
         "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
-        "sessionsPerPeerPerMinute", "sendQueueLimit",
+        "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup",
     ]
 
     /// The flow file.
@@ -45,6 +45,10 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var maxSessions: Int?
     /// Messages queued per peer or subscriber that does not read.
     public var sendQueueLimit: Int?
+    /// The ipc socket files' mode, in octal (`"0660"`).
+    public var ipcMode: String?
+    /// The ipc socket files' group.
+    public var ipcGroup: String?
     /// Sessions one peer may create per minute.
     public var sessionsPerPeerPerMinute: Int?
     /// Milliseconds batched inspection events may wait (0: published at the end of each turn).
@@ -127,6 +131,14 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "peerByteRate": file.peerByteRate = number(orZero: true)
             case "maxSessions": file.maxSessions = number()
             case "sendQueueLimit": file.sendQueueLimit = number()
+            case "ipcMode", "ipcGroup":
+                guard let text = value.string, !text.isEmpty else {
+                    problems.append(
+                        "\(place): '\(key)' must be \(key == "ipcMode" ? "a mode in octal, such as \"0660\"" : "a group")"
+                    )
+                    continue
+                }
+                if key == "ipcMode" { file.ipcMode = text } else { file.ipcGroup = text }
             case "sessionsPerPeerPerMinute": file.sessionsPerPeerPerMinute = number()
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
@@ -231,6 +243,8 @@ extension ConfigurationFile {
         merged.peerByteRate = overrides.peerByteRate ?? peerByteRate
         merged.maxSessions = overrides.maxSessions ?? maxSessions
         merged.sendQueueLimit = overrides.sendQueueLimit ?? sendQueueLimit
+        merged.ipcMode = overrides.ipcMode ?? ipcMode
+        merged.ipcGroup = overrides.ipcGroup ?? ipcGroup
         merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
         merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
@@ -282,6 +296,20 @@ extension DaemonConfiguration {
         if let value = file.peerByteRate { peerByteRate = value }
         if let value = file.maxSessions { maxSessions = value }
         if let value = file.sendQueueLimit { sendQueueLimit = value }
+        if let text = file.ipcMode {
+            guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                throw ConfigurationError(
+                    "ipcMode (--ipc-mode) is a mode in octal such as 0660, not '\(text.prefix(16))'"
+                )
+            }
+            ipcMode = mode
+        }
+        if let group = file.ipcGroup {
+            guard IPCEndpoint.groupID(group) != nil else {
+                throw ConfigurationError("ipcGroup (--ipc-group): there is no group '\(group.prefix(64))'")
+            }
+            ipcGroup = group
+        }
         if let value = file.sessionsPerPeerPerMinute { sessionsPerPeerPerMinute = value }
         if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
         let stateDir = file.stateDir ?? StateDirectory.defaultPath(environment: environment)

@@ -34,6 +34,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// what is published to it is dropped (a presenter sees the gap and resyncs). (Replies to one peer: at most
     /// 1000, beyond which they are dropped and counted, and a peer whose replies are dropped for 5 s is forgotten.)
     public var sendQueueLimit = 5_000
+    /// The mode of flowd's ipc socket files (connecting needs write permission): `0o660` lets the group in,
+    /// `0o666` everyone; `nil` leaves what the umask gives (usually the owner only).
+    public var ipcMode: UInt32?
+    /// The group flowd's ipc socket files are given (a name or a number), with ``ipcMode``.
+    public var ipcGroup: String?
     /// How many sessions flowd holds at most; a HELLO that would create one more is refused (`sessionLimit`).
     public var maxSessions = 100_000
     /// How many sessions one peer may create per minute (bursts included); beyond, `sessionLimit`.

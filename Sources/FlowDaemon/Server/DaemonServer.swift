@@ -117,7 +117,13 @@ public final class DaemonServer: Sendable {
                     )
                 }
                 try socket.bind(endpoint)
-                if let file { boundFiles.append(file) }
+                if let file {
+                    boundFiles.append(file)
+                    try file.setAccess(
+                        mode: configuration.ipcMode,
+                        group: configuration.ipcGroup.flatMap(IPCEndpoint.groupID)
+                    )
+                }
                 let last = try socket.lastEndpoint
                 if socket === router { bound.control.append(last) } else { bound.events.append(last) }
             }

@@ -50,6 +50,24 @@ struct IPCEndpoint {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
+    /// Sets who may connect: the socket file's mode (connecting needs write permission) and group.
+    /// - Throws: ``DaemonError`` when the file cannot be changed (the group is not one of flowd's user's).
+    func setAccess(mode: UInt32?, group: gid_t?) throws {
+        if let group, chown(path, uid_t.max, group) != 0 {
+            throw DaemonError("cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+        }
+        if let mode, chmod(path, mode_t(mode)) != 0 {
+            throw DaemonError("cannot set the mode of \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// A group's id from its name or number; `nil` when there is no such group.
+    static func groupID(_ name: String) -> gid_t? {
+        if let number = gid_t(name) { return number }
+        guard let entry = getgrnam(name) else { return nil }
+        return entry.pointee.gr_gid
+    }
+
     /// Removes the socket file.
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
