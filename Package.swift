@@ -36,7 +36,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "FlowStore", dependencies: ["CSQLite"]),
-        .target(name: "FlowCore"),
+        // JSON text and values on their own: the wire reads it, the engine only holds values; fuzzed by flowfuzz.
+        .target(name: "FlowJSON"),
+        .target(name: "FlowCore", dependencies: ["FlowJSON"]),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
         .target(
@@ -55,6 +57,8 @@ let package = Package(
         ),
         .target(name: "FlowDemo", dependencies: ["FlowBus"]),
         .target(name: "FlowInspector", dependencies: ["FlowCore", "FlowSpec", "FlowWire"]),
+        // The JSON parser and the wire codec under libFuzzer (scripts/fuzz); built plainly, it replays inputs.
+        .executableTarget(name: "flowfuzz", dependencies: ["FlowWire"]),
         .executableTarget(
             name: "flowctl",
             dependencies: [
@@ -87,7 +91,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),
-        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "TestSupport"]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
