@@ -55,7 +55,9 @@ enum MovieStep: StepRepresentable, Codable, Equatable {
             _ = try await StepperClient.connect(session: "kiosk", name: "app", options: missing)
         } throws: { error in
             guard let error = error as? FlowBusError else { return false }
-            return error.code == .unreachable && error.message.contains("is it running?")
+            // An ipc endpoint without its socket file: the client says so.
+            return error.code == .unreachable && error.message.contains("there is no socket file at")
+                && error.message.contains("is flowd running")
         }
         // Options that cannot work are refused before anything is tried: an empty name, a too long id.
         await #expect(throws: FlowBusError.self) {
