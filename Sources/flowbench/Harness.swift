@@ -80,6 +80,8 @@ struct Harness {
         try WatcherBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.restore(endToEnd, sessions: quick ? 10_000 : 100_000).forEach(report)
+        try FloodBenchmarks.cost(endToEnd, quick: quick).forEach(report)
+        HostileBodyBenchmarks.cost().forEach(report)
 
         for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
             let (bytes, rate, latency) = try endToEnd.sessions(count: count, latencySteps: quick ? 500 : 2_000)

@@ -40,6 +40,16 @@ case "profile":
     {
         print(result.line)
     }
+case "flooder": try FloodRole.run(Array(arguments.dropFirst()))
+case "flood":
+    // Only what a flood costs the others: flowbench flood [--quick].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    for result in try FloodBenchmarks.cost(endToEnd, quick: arguments.contains("--quick"))
+        + HostileBodyBenchmarks.cost()
+    {
+        print(result.line)
+    }
 case "hostile":
     // What reading the most expensive bodies of the largest size costs (sets peerByteRate's default).
     for result in HostileBodyBenchmarks.cost() {

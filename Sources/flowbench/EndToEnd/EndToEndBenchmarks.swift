@@ -26,15 +26,19 @@ struct EndToEndBenchmarks {
     ]
 
     /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
-    /// `ephemeral`.
-    func startFlowd(_ transport: String, ephemeral: Bool = false) throws -> (RoleProcess, BenchEndpoints) {
+    /// `ephemeral`; with ``capacityLimits`` unless `defaultLimits` (the flood benchmark measures those).
+    func startFlowd(
+        _ transport: String,
+        ephemeral: Bool = false,
+        defaultLimits: Bool = false
+    ) throws -> (RoleProcess, BenchEndpoints) {
         let run = directory + "/\(UUID().uuidString.prefix(8))"
         let endpoints = BenchEndpoints.make(transport, directory: run)
         let state = ephemeral ? ["--ephemeral"] : ["--state-dir", run + "/state"]
         let flowd = try RoleProcess(
             "flowd",
             ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"]
-                + state + Self.capacityLimits,
+                + state + (defaultLimits ? [] : Self.capacityLimits),
             quiet: true
         )
         try waitForFlowd(endpoints)
