@@ -77,6 +77,26 @@ struct BusOptions: ParsableArguments {
         }
     }
 
+    /// Every entry of a listing query (`sessions`, `registrations`), asked page by page: flowd answers at most a
+    /// thousand at a time, so that a long list never exceeds a message.
+    func allPages(_ inspector: InspectorClient, _ what: String) async throws -> JSONValue {
+        var entries: [JSONValue] = []
+        var after: String?
+        while true {
+            var arguments: JSONObject = ["limit": .int(Self.pageSize)]
+            if let after { arguments["after"] = .string(after) }
+            let page = try await query(inspector, what, arguments: arguments).arrayValue ?? []
+            entries += page
+            let key = what == "sessions" ? "session" : "id"
+            guard page.count == Self.pageSize, let last = page.last?.objectValue?[key]?.stringValue else { break }
+            after = last
+        }
+        return .array(entries)
+    }
+
+    /// The page size flowctl asks for (flowd's most).
+    static let pageSize = 1000
+
     /// Asks flowd; a refusal (an unknown session...) exits 1 with flowd's words.
     func query(
         _ inspector: InspectorClient,
@@ -137,7 +157,7 @@ extension BusOptions {
         if let given {
             return given
         }
-        let sessions = (try await query(inspector, "sessions").arrayValue ?? []).compactMap {
+        let sessions = (try await allPages(inspector, "sessions").arrayValue ?? []).compactMap {
             $0.objectValue?["session"]?.stringValue
         }
         guard sessions.count == 1, let only = sessions.first else {

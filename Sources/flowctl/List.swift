@@ -20,8 +20,8 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let inspector = try await bus.inspector()
-        let sessions = try await bus.query(inspector, "sessions")
-        let registrations = try await bus.query(inspector, "registrations")
+        let sessions = try await bus.allPages(inspector, "sessions")
+        let registrations = try await bus.allPages(inspector, "registrations")
         let store = try await bus.query(inspector, "store")
         await inspector.close()
         if json {

@@ -33,7 +33,7 @@ struct Ping: AsyncParsableCommand {
         var times: [Duration] = []
         for _ in 0..<count {
             let sent = clock.now
-            _ = try await bus.query(inspector, "sessions")
+            _ = try await bus.query(inspector, "sessions", arguments: ["limit": 1])
             times.append(clock.now - sent)
         }
         await inspector.close()

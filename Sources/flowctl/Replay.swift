@@ -110,7 +110,7 @@ struct Replay: AsyncParsableCommand {
 
     private func replayOnline(_ recording: Recording) async throws {
         let inspector = try await bus.inspector()
-        let existing = (try await bus.query(inspector, "sessions").arrayValue ?? []).compactMap {
+        let existing = (try await bus.allPages(inspector, "sessions").arrayValue ?? []).compactMap {
             $0.objectValue?["session"]?.stringValue
         }
         if let taken = recording.sessions.first(where: existing.contains) {

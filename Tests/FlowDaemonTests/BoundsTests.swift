@@ -131,4 +131,26 @@ import Testing
         _ = bus.coordinator.repliesDropped(["kiosk/app": 1], now: bus.now)
         #expect(bus.coordinator.peers["kiosk/app"] != nil)
     }
+
+    @Test func sessionsAndRegistrationsComePageByPage() throws {
+        var bus = try Bus { $0.sessionsPerPeerPerMinute = 10_000 }
+        for index in 1...1_205 {
+            _ = bus.hello(.stepper, "roamer-\(index % 3)", name: "app", session: "s\(String(format: "%04d", index))")
+        }
+        _ = bus.hello(.inspector, "probe", session: nil)
+        func sessions(_ arguments: JSONObject) -> [String] {
+            let replies = bus.send(.query(Query(what: "sessions", arguments: arguments)), from: "probe", session: nil)
+            let result = replies.compactMap { if case .reply(let reply) = $0.message { reply.result } else { nil } }
+            return result.first?.arrayValue?.compactMap { $0.objectValue?["session"]?.stringValue } ?? []
+        }
+        // At most a thousand a page, sorted; the next page after the last one; a limit asked for is kept.
+        let first = sessions([:])
+        #expect(first.count == 1_000)
+        #expect(first.first == "s0001" && first == first.sorted())
+        let second = sessions(["after": .string(first.last!)])
+        #expect(second.count == 205 && second.first == "s1001" && second.last == "s1205")
+        #expect(sessions(["limit": 3, "after": "s0010"]) == ["s0011", "s0012", "s0013"])
+        #expect(sessions(["limit": 5_000]).count == 1_000)
+        #expect(sessions(["after": "s9999"]).isEmpty)
+    }
 }

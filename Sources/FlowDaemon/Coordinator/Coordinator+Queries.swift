@@ -18,8 +18,10 @@ extension Coordinator {
         let result: JSONValue
         switch query.what {
         case "sessions":
+            let page = Self.page(query.arguments, engine.sessionIDs.filter(visible).map(\.rawValue).sorted())
             result = .array(
-                engine.sessionIDs.filter(visible).map { id in
+                page.map { name in
+                    let id = SessionID(name)
                     let inspection = engine.inspect(id)
                     let activity = activity[id]
                     return [
@@ -33,8 +35,9 @@ extension Coordinator {
                 }
             )
         case "registrations":
+            let page = Set(Self.page(query.arguments, peers.values.filter { visible($0.session) }.map(\.id).sorted()))
             result = .array(
-                peers.values.filter { visible($0.session) }.sorted { $0.id < $1.id }.map { peer in
+                peers.values.filter { page.contains($0.id) }.sorted { $0.id < $1.id }.map { peer in
                     [
                         "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
                         "session": peer.session.map { .string($0.rawValue) } ?? .null,
@@ -75,6 +78,17 @@ extension Coordinator {
             return
         }
         send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
+    }
+
+    /// The most entries a `sessions` or `registrations` reply holds: a client reads a long list page by page.
+    static let pageLimit = 1000
+
+    /// One page of `ids` (sorted): those after the `after` argument, at most `limit` (and ``pageLimit``).
+    static func page(_ arguments: JSONObject, _ ids: [String]) -> ArraySlice<String> {
+        let limit = min(max(arguments["limit"]?.intValue ?? pageLimit, 1), pageLimit)
+        let after = arguments["after"]?.stringValue
+        let start = after.map { after in ids.firstIndex { $0 > after } ?? ids.endIndex } ?? ids.startIndex
+        return ids[start...].prefix(limit)
     }
 
     /// Sets a value of the session's data.
