@@ -238,9 +238,16 @@ struct Run: AsyncParsableCommand {
                 "--authorize takes ID=PUBLIC_KEY (the 40 characters from `flowd keygen`), optionally followed by :SESSIONS[:ROLES] (kiosk-7,kiosk-8:stepper,presenter), not '\(entry.prefix(64))'"
             )
         }
-        let values = [heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait]
-        for value in values.compactMap({ $0 }) where value <= 0 {
-            throw ValidationError("durations and sizes must be positive, not \(value)")
+        let values = [
+            ("--heartbeat-interval", heartbeatInterval), ("--heartbeat-timeout", heartbeatTimeout),
+            ("--max-message-size", maxMessageSize), ("--guard-timeout", guardTimeout),
+            ("--deep-link-wait", deepLinkWait), ("--max-sessions", maxSessions),
+            ("--sessions-per-peer-per-minute", sessionsPerPeerPerMinute), ("--send-queue-limit", sendQueueLimit),
+        ]
+        for (name, value) in values {
+            if let value, value <= 0 {
+                throw ValidationError("\(name) must be positive, not \(value)")
+            }
         }
         if let peerMessageRate, peerMessageRate < 0 {
             throw ValidationError("--peer-message-rate must be 0 (no limit) or more, not \(peerMessageRate)")

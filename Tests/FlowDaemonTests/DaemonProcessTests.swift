@@ -152,7 +152,8 @@ func endpoints(_ transport: String) -> [String] {
         let badEndpoint = try DaemonProcess([
             "--flows", demoFlows, "--control", "tcp://256.1.1.1:1", "--events", "tcp://127.0.0.1:*",
         ])
-        _ = try badEndpoint.line(containing: "flowd:")
+        // The endpoint is named, with the system's reason.
+        _ = try badEndpoint.line(containing: "flowd: cannot listen on tcp://256.1.1.1:1:")
         badEndpoint.process.waitUntilExit()
         #expect(badEndpoint.process.terminationStatus == 1)
     }
@@ -175,9 +176,11 @@ func endpoints(_ transport: String) -> [String] {
             (["--deep-link-wait", big], "deepLinkWait (--deep-link-wait)"),
             (["--inspection-delay", big], "inspectionDelay (--inspection-delay)"),
             (["--snapshot-every", big], "snapshotEvery (--snapshot-every)"),
-            (["--max-sessions", "0"], "maxSessions (--max-sessions)"),
+            (["--max-sessions", "0"], "--max-sessions must be positive, not 0"),
             (["--send-queue-limit", "1"], "sendQueueLimit (--send-queue-limit)"),
             (["--heartbeat-interval", "often"], "invalid for '--heartbeat-interval"),
+            (["--heartbeat-interval=0"], "--heartbeat-interval must be positive, not 0"),
+            (["--max-sessions=-3"], "--max-sessions must be positive, not -3"),
             (["--control", "nowhere"], "is not an endpoint"),
         ]
         for (arguments, message) in cases {

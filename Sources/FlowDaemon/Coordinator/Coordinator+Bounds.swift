@@ -58,7 +58,7 @@ extension Coordinator {
                 peer: peer
             )
             return
-                "this connection created \(configuration.sessionsPerPeerPerMinute) sessions in the last minute, its limit (sessionsPerPeerPerMinute); join an existing session, or wait"
+                "peer '\(LogText.quoted(peer))' may create \(configuration.sessionsPerPeerPerMinute) sessions a minute (sessionsPerPeerPerMinute), one more every \(60_000 / max(1, configuration.sessionsPerPeerPerMinute)) ms; join an existing session, or wait"
         }
         allowance.tokens -= 1
         return nil

@@ -116,7 +116,11 @@ public final class DaemonServer: Sendable {
                         "ipc://\(file.path) is served by another process, or is not a socket file; stop it or move it away, or give this flowd other endpoints"
                     )
                 }
-                try socket.bind(endpoint)
+                do {
+                    try socket.bind(endpoint)
+                } catch {
+                    throw DaemonError("cannot listen on \(endpoint): \(error.message)")
+                }
                 if let file {
                     boundFiles.append(file)
                     try file.setAccess(
