@@ -89,6 +89,7 @@ import Testing
             )
         }
         #expect(bus.coordinator.counters.boundsHit["floodingPeer"] == 1)
+        #expect(bus.coordinator.peers["kiosk/app"] == nil)
         let after = bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
         #expect(after.isEmpty || error(after)?.code == "notRegistered" || error(after)?.code == "flood")
     }

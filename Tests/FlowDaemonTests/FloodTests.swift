@@ -22,21 +22,16 @@ import ZeroMQ
     }
 
     @Test func aFloodOfExpensiveBodiesIsRefusedByBudgetAndOthersKeepTheirLatency() throws {
-        let directory = uniqueDirectory("fl")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let flows = directory + "/ticker.yaml"
-        try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
-        let control = "ipc://\(directory)/control"
-        let events = "ipc://\(directory)/events"
-        let daemon = try DaemonProcess(["--flows", flows, "--control", control, "--events", events])
+        let setup = try TickerSetup()
+        let control = setup.control
+        let daemon = try DaemonProcess(setup.arguments)
         _ = try daemon.readyEndpoints()
         let context = try Context()
-        let stepper = try TestPeer("kiosk/ticker", session: "kiosk", context: context, control: control, events: events)
+        let stepper = try setup.peer("kiosk/ticker", context: context)
         try stepper.hello(.stepper, name: "ticker")
         _ = try Self.medianLatency(stepper, from: 1, count: 100)
         let quiet = try Self.medianLatency(stepper, from: 101, count: 300)
-        let before = SlowConsumerTests.resident(daemon)
+        let before = daemon.residentBytes
 
         // The flood: 64 KiB STEP bodies of empty objects (25 ns a byte to read, the worst shape) naming a step no
         // flow declares, as fast as the socket takes them, from a registered stepper of another session. (This
@@ -68,7 +63,7 @@ import ZeroMQ
         let flooded = try Self.medianLatency(stepper, from: 401, count: 300)
         flooding.store(false, ordering: .relaxed)
         #expect(waitUntil { flooder.isFinished })
-        let peak = SlowConsumerTests.resident(daemon)
+        let peak = daemon.residentBytes
 
         let bounds = try stepper.stats()["boundsHit"]?.objectValue ?? [:]
         let refused = bounds["byteRate"]?.intValue ?? 0
@@ -78,8 +73,8 @@ import ZeroMQ
         // vary); here, far from the unbudgeted figure.
         #expect(flooded <= quiet * 4 + .milliseconds(2), "quiet \(quiet), flooded \(flooded)")
         // What the flood took goes back: flowd trims every 10 s.
-        let settled = waitUntil(within: .seconds(15)) { SlowConsumerTests.resident(daemon) < before + (24 << 20) }
-        let after = SlowConsumerTests.resident(daemon)
+        let settled = waitUntil(within: .seconds(15)) { daemon.residentBytes < before + (24 << 20) }
+        let after = daemon.residentBytes
         print(
             "flood: \(sent.load(ordering: .relaxed)) bodies of 64 KiB sent, \(refused) refused by the byte budget; latency p50 quiet \(quiet), flooded \(flooded); resident \(before >> 20) MiB before, \(peak >> 20) MiB after the flood, \(after >> 20) MiB settled"
         )

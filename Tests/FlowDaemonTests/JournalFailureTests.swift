@@ -10,22 +10,14 @@ import ZeroMQ
 /// step that was acknowledged, and none that was not.
 @Suite struct JournalFailureTests {
     @Test func aFullDiskStopsFlowdAndEveryAcknowledgedStepIsKeptAndNoOtherOne() throws {
-        let directory = uniqueDirectory("jf")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let flows = directory + "/flows.yaml"
-        try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
-        let control = "ipc://\(directory)/control"
-        let events = "ipc://\(directory)/events"
-        let arguments = [
-            "--flows", flows, "--state-dir", directory + "/state", "--control", control, "--events", events,
-        ]
+        let setup = try TickerSetup()
+        let arguments = setup.arguments
 
         // 160 KiB: the new database and some dozens of steps' write-ahead log fit, not many more.
         let limited = try DaemonProcess(arguments, fileSizeLimit: 160 * 1024)
         _ = try limited.line(containing: "restored 0 sessions", within: .seconds(20))
         let context = try Context()
-        let ticker = try TestPeer("kiosk/ticker", session: "kiosk", context: context, control: control, events: events)
+        let ticker = try setup.peer("kiosk/ticker", context: context)
         try ticker.hello(.stepper, name: "ticker")
         var acknowledged: [Int] = []
         var unanswered: Int?
@@ -47,7 +39,7 @@ import ZeroMQ
         // Again, with room: what was acknowledged is there, once, and the step that was not is not.
         let again = try DaemonProcess(arguments)
         _ = try again.line(containing: "restored 1 sessions", within: .seconds(20))
-        let probe = try TestPeer("probe", session: "kiosk", context: context, control: control, events: events)
+        let probe = try setup.peer("probe", context: context)
         try probe.hello(.inspector, name: "probe")
         try probe.send(.query(Query(what: "tree", arguments: ["session": "kiosk"])))
         let tree = try probe.expect { message in

@@ -9,32 +9,19 @@ import ZeroMQ
 /// they may, while a stepper and a presenter go on. flowd's memory stays bounded, the readers' replies are dropped
 /// and counted, and the normal presenter gets every batch.
 @Suite(.serialized) struct SlowConsumerTests {
-    /// flowd's resident memory, in bytes.
-    static func resident(_ daemon: DaemonProcess) -> Int {
-        let status =
-            (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-    }
-
     @Test func peersThatNeverReadCannotMakeFlowdGrowAndNormalPeersKeepEveryBatch() throws {
-        let directory = uniqueDirectory("sc")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let flows = directory + "/ticker.yaml"
-        try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
-        let control = "ipc://\(directory)/control"
-        let events = "ipc://\(directory)/events"
-        let daemon = try DaemonProcess(["--flows", flows, "--control", control, "--events", events])
+        let setup = try TickerSetup()
+        let (control, events) = (setup.control, setup.events)
+        let daemon = try DaemonProcess(setup.arguments)
         _ = try daemon.readyEndpoints()
         let context = try Context()
 
-        let stepper = try TestPeer("kiosk/ticker", session: "kiosk", context: context, control: control, events: events)
+        let stepper = try setup.peer("kiosk/ticker", context: context)
         try stepper.hello(.stepper, name: "ticker")
-        let presenter = try TestPeer("kiosk/main", session: "kiosk", context: context, control: control, events: events)
+        let presenter = try setup.peer("kiosk/main", context: context)
         try presenter.subscribe("cmd/kiosk/main")
         try presenter.hello(.presenter, name: "main")
-        let before = Self.resident(daemon)
+        let before = daemon.residentBytes
 
         // 40 subscribers to everything (commands and the inspection stream), which never read.
         var idle: [Socket] = []
@@ -77,7 +64,7 @@ import ZeroMQ
             }
             commandSequences.append(batch.sequence)
             if number % 500 == 0 {
-                peak = max(peak, Self.resident(daemon))
+                peak = max(peak, daemon.residentBytes)
             }
         }
         // Every batch, in order, none missing.
@@ -89,6 +76,21 @@ import ZeroMQ
             "slow consumers: flowd resident \(before >> 20) MiB before, \(peak >> 20) MiB at most; queries sent \(queryID); bounds hit \(bounds)"
         )
         #expect(peak - before < 256 << 20, "flowd grew by \((peak - before) >> 20) MiB")
+        // An asker whose replies are still dropped 5 s after the first is forgotten: asking on, they leave the
+        // registrations.
+        let forgotten = try waitUntil(within: .seconds(20)) {
+            for dealer in askers {
+                queryID += 1
+                let query = Envelope(header: Header(id: queryID, sentAt: 0), message: .query(Query(what: "stats")))
+                _ = try? dealer.send(frames: codec.encode(query), dontWait: true)
+            }
+            try stepper.send(.query(Query(what: "registrations")))
+            let registered = try stepper.expect { message in
+                if case .reply(let reply) = message { reply.result.arrayValue } else { nil }
+            }
+            return !registered.contains { $0.objectValue?["id"]?.stringValue?.hasPrefix("asker-") == true }
+        }
+        #expect(forgotten, "the askers are still registered")
         idle.removeAll()
         askers.removeAll()
         #expect(daemon.signal(SIGTERM) == 0)

@@ -77,6 +77,14 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
+    /// Its resident memory, in bytes (from /proc; 0 once it has ended).
+    public var residentBytes: Int {
+        let status =
+            (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
     /// Removes the state directory (when the test is done with it).
     public func removeState() {
         if let stateDirectory {

@@ -9,7 +9,7 @@ import ZeroMQ
 /// through it; only the thread touches the sockets.
 final class BusConnection: Sendable {
     let setup: ConnectionSetup
-    let wakeup: Wakeup
+    let wakeup: WakePipe
     /// The presenter's updates, when the connection is a presenter's.
     let updates: AsyncStream<PresenterUpdate>.Continuation?
     /// The guard questions, when the connection is a guard's.
@@ -33,7 +33,11 @@ final class BusConnection: Sendable {
         self.setup = setup
         self.updates = updates
         self.questions = questions
-        self.wakeup = try Wakeup()
+        do {
+            self.wakeup = try WakePipe()
+        } catch {
+            throw FlowBusError(.invalidOptions, "cannot make a pipe: \(error.message)")
+        }
     }
 
     /// Starts the connection's thread and waits until flowd welcomes the client.

@@ -10,29 +10,33 @@ struct SessionCreationAllowance: Sendable, Hashable {
 
 extension Coordinator {
     /// The first id, name, session or step name of a message longer than ``WireLimits/maxIdentifierLength`` bytes:
-    /// its field, in the protocol's words, and its length.
+    /// its field, in the protocol's words, and its length. On every message: it allocates nothing.
     static func oversizedIdentifier(in envelope: Envelope) -> (field: String, bytes: Int)? {
-        var fields: [(String, String?)] = []
+        func over(_ value: String?) -> Int? {
+            guard let count = value?.utf8.count, count > WireLimits.maxIdentifierLength else { return nil }
+            return count
+        }
         switch envelope.message {
         case .hello(let hello):
-            fields += [("id", hello.id), ("name", hello.name), ("session", hello.session)]
+            if let bytes = over(hello.id) { return ("id", bytes) }
+            if let bytes = over(hello.name) { return ("name", bytes) }
+            if let bytes = over(hello.session) { return ("session", bytes) }
         case .step(let step):
-            fields.append(("step.name", step.step.name))
+            if let bytes = over(step.step.name) { return ("step.name", bytes) }
         case .deepLink(let link):
-            fields += link.path.map { ("path[].name", $0.name) }
+            for step in link.path {
+                if let bytes = over(step.name) { return ("path[].name", bytes) }
+            }
         case .sessionData(let data):
-            fields.append(("key", data.key))
+            if let bytes = over(data.key) { return ("key", bytes) }
         case .query(let query):
-            fields += [("what", query.what), ("arguments.session", query.arguments["session"]?.stringValue)]
+            if let bytes = over(query.what) { return ("what", bytes) }
+            if let bytes = over(query.arguments["session"]?.stringValue) { return ("arguments.session", bytes) }
         default:
             break
         }
-        fields += [("header.session", envelope.header.session), ("header.sender", envelope.header.sender)]
-        for (field, value) in fields {
-            if let value, value.utf8.count > WireLimits.maxIdentifierLength {
-                return (field, value.utf8.count)
-            }
-        }
+        if let bytes = over(envelope.header.session) { return ("header.session", bytes) }
+        if let bytes = over(envelope.header.sender) { return ("header.sender", bytes) }
         return nil
     }
 

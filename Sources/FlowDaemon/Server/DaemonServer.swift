@@ -8,7 +8,7 @@ import Synchronization
 import ZeroMQ
 
 /// flowd's sockets and event loop: one thread (the one that calls ``run()``) owns the sockets and the
-/// ``Coordinator``; other threads only ask it to stop or reload: they set a flag and raise a ``WakeSignal``, which
+/// ``Coordinator``; other threads only ask it to stop or reload: they set a flag and raise a ``WakePipe``, which
 /// needs no new file descriptor (a flowd whose descriptors are all taken by connections still stops).
 ///
 /// Each turn of the loop takes what the sockets have and lets the coordinator apply it; the coordinator's
@@ -21,7 +21,7 @@ public final class DaemonServer: Sendable {
     private let specification: FlowSpecification
     private let context: Context
     /// Raised by ``stop()`` and ``reload()``.
-    private let control: WakeSignal
+    private let control: WakePipe
     private let logger: Logger
     private let writer: JournalWriter
     private let state = Mutex(State.idle)
@@ -46,7 +46,7 @@ public final class DaemonServer: Sendable {
         self.specification = specification
         self.writer = writer
         self.logger = logger
-        self.control = try WakeSignal()
+        self.control = try WakePipe()
         self.context = try Context()
     }
 
@@ -206,11 +206,11 @@ public final class DaemonServer: Sendable {
                         outgoing += daemon.coordinator.subscription(topic, subscribed: kind == 1, now: clock.now)
                     }
                 case writtenIndex:
-                    writer.written.clear()
+                    writer.written.drain()
                     noteWriterProgress(&daemon.coordinator)
                     unread.merge(deliver(try delivery.released(), router, events), uniquingKeysWith: +)
                 case controlIndex:
-                    control.clear()
+                    control.drain()
                     if stopRequested.withLock({ $0 }) {
                         break loop
                     }
@@ -273,7 +273,7 @@ public final class DaemonServer: Sendable {
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.
     public func stop() {
         stopRequested.withLock { $0 = true }
-        control.raise()
+        control.signal()
     }
 
     /// Reads and checks the flows file on the calling thread (disk work stays off the event loop), then hands
@@ -288,7 +288,7 @@ public final class DaemonServer: Sendable {
             return
         }
         reloaded.withLock { $0 = specification }
-        control.raise()
+        control.signal()
     }
 
     /// Switches the coordinator to the flows ``reload()`` prepared; the sessions are written whole with them.

@@ -66,7 +66,7 @@ struct OrderedDelivery {
                 return messages
             }
             _ = try poller.poll(timeout: .milliseconds(100))
-            writer.written.clear()
+            writer.written.drain()
         }
     }
 }

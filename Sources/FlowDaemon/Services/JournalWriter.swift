@@ -2,6 +2,7 @@ import Dispatch
 import FlowStore
 import Logging
 import Synchronization
+import ZeroMQ
 
 /// flowd's journal writer: it takes the groups the event loop hands it, in order, and writes them to the store on
 /// a thread of its own, several waiting groups in one transaction; after each transaction it says how far it got
@@ -44,7 +45,7 @@ public final class JournalWriter: Sendable {
     /// The largest group written at once on the submitting thread; `nil`: every group goes to the writer's thread.
     private let writtenAtOnceUpTo: Int?
     /// Raised after every transaction of the writer's thread and after a failure; the loop polls it.
-    let written: WakeSignal
+    let written: WakePipe
     private let queue = Mutex(Queue())
     /// The store. Set once by ``attach(_:)``, before the first group is submitted; from then on it is used by one
     /// write at a time, which the queue's `writing` flag (set and cleared under its lock) orders.
@@ -55,11 +56,11 @@ public final class JournalWriter: Sendable {
     /// A writer with no store yet: the event loop attaches the one it restored the sessions from.
     /// - Parameter writtenAtOnceUpTo: the largest group (in journal entries) written at once on the submitting
     ///   thread when the writer is idle; `nil` sends every group to the writer's thread.
-    /// - Throws: ``DaemonError`` when no pipe can be made for its signal.
+    /// - Throws: ``ZeroMQError`` when no pipe can be made for its signal.
     public init(writtenAtOnceUpTo: Int? = largestGroupWrittenAtOnce, logger: Logger) throws {
         self.writtenAtOnceUpTo = writtenAtOnceUpTo
         self.logger = logger
-        written = try WakeSignal()
+        written = try WakePipe()
     }
 
     /// Hands the store over: from now on only the writer uses it.
@@ -127,7 +128,7 @@ public final class JournalWriter: Sendable {
             guard let batch else { break }
             guard let last = batch.last?.ticket else { continue }
             finish(write(batch.map(\.group)), through: last)
-            written.raise()
+            written.signal()
         }
         store = nil
     }
@@ -151,7 +152,7 @@ public final class JournalWriter: Sendable {
         }
         if case .failure = outcome {
             // The loop may hold answers for this write: it must learn that they will never be sent.
-            written.raise()
+            written.signal()
         }
     }
 
