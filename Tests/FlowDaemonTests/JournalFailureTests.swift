@@ -38,7 +38,7 @@ import ZeroMQ
 
         // Again, with room: what was acknowledged is there, once, and the step that was not is not.
         let again = try DaemonProcess(arguments)
-        _ = try again.line(containing: "restored 1 sessions", within: .seconds(20))
+        _ = try again.line(containing: "restored 1 session ", within: .seconds(20))
         let probe = try setup.peer("probe", context: context)
         try probe.hello(.inspector, name: "probe")
         try probe.send(.query(Query(what: "tree", arguments: ["session": "kiosk"])))

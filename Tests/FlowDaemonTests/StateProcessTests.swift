@@ -147,6 +147,26 @@ import ZeroMQ
         #expect(second.standardError.contains("holds sessions but not the epoch they belong to"))
     }
 
+    /// The stored copy of the flows the journal was written with does not read (a damaged page): the state file is
+    /// named as damaged, not the flows file, which is valid.
+    @Test func aStoredCopyOfTheFlowsThatDoesNotReadNamesTheStateFile() throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let flows = try setup.flows(Self.twoFlows)
+        let first = try DaemonProcess(setup.arguments(flows: flows))
+        _ = try first.readyEndpoints()
+        try setup.peer("kiosk/app").hello(.stepper, name: "app")
+        #expect(first.signal(SIGTERM) == 0)
+        try SQLiteDatabase(path: setup.state + "/flowd.db").execute(
+            "UPDATE meta SET value = 'flows: [unclosed' WHERE key = 'flows'"
+        )
+        let second = try DaemonProcess(setup.arguments(flows: flows))
+        #expect(second.signal(0, within: .seconds(10)) == 65)
+        #expect(
+            second.standardError.contains("flowd.db is damaged: the copy of the flows its journal was written with")
+        )
+    }
+
     /// A file that is not a socket where an ipc endpoint goes is not replaced: flowd refuses to start.
     @Test func aFileThatIsNotASocketAtAnEndpointIsLeftAlone() throws {
         let setup = try Setup()
@@ -172,7 +192,7 @@ import ZeroMQ
         let second = try DaemonProcess(setup.arguments(flows: flows))
         _ = try second.readyEndpoints()
         let restored = try second.line(containing: "restored")
-        #expect(restored.contains("restored 1 sessions (0 snapshots, 2 journal entries)"))
+        #expect(restored.contains("restored 1 session (0 snapshots, 2 journal entries)"))
         #expect(try sessions(setup) == ["kiosk"])
         // The stepper comes back: WELCOME says what it sent, and a resend gets its original fate.
         let again = try setup.peer("kiosk/app")

@@ -59,7 +59,11 @@ struct DaemonState {
                     file: stored.metadata[StoreKeys.flowsFile] ?? "the stored flows"
                 )
             } catch {
-                throw StoreError(.invalidRecord, "the flows stored with the journal cannot be read: \(error.message)")
+                // The flows file itself was read and checked: a stored copy that does not read is a damaged state file.
+                throw StoreError(
+                    .invalidRecord,
+                    "\(directory.databasePath) is damaged: the copy of the flows its journal was written with cannot be read (\(error.message)); restore it from a backup, or move it away to start empty"
+                )
             }
         }
         var (coordinator, summary) = try Coordinator.restoring(
@@ -80,7 +84,9 @@ struct DaemonState {
                 droppingMissing: configuration.dropSessionsWithMissingFlows
             )
             logger.info(
-                "the flows file changed since the last run: the sessions go on with the new flows",
+                dropped.isEmpty
+                    ? "the flows file changed since the last run: the sessions go on with the new flows"
+                    : "the flows file changed since the last run: the sessions go on with the new flows, except those ended because their flows are gone (--drop-sessions-with-missing-flows)",
                 metadata: dropped.isEmpty ? [:] : ["ended": "\(dropped.map(\.rawValue).joined(separator: " "))"]
             )
         } else if journalFlows.source != specification.source {
@@ -96,7 +102,7 @@ struct DaemonState {
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         logger.info(
-            "restored \(coordinator.sessions.count) sessions (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
+            "restored \(coordinator.sessions.count) session\(coordinator.sessions.count == 1 ? "" : "s") (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
         )
         return DaemonState(
             coordinator: coordinator,
