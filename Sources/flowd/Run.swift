@@ -106,6 +106,24 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help:
+            "Presentables one session may have on screen, and flows and contributions it may run; a command beyond is left out (an event says so). Default: \(defaults.engine.maxPresentables)."
+    )
+    var maxPresentables: Int?
+
+    @Option(
+        help:
+            "Bytes of data (SESSION_DATA keys and values, as JSON) one session may hold; a change beyond is refused. Default: \(defaults.engine.maxSessionDataBytes)."
+    )
+    var maxSessionDataBytes: Int?
+
+    @Option(
+        help:
+            "Senders (steppers, presenters, guards, by name) one session remembers the steps of; a HELLO with one more name is refused. Default: \(defaults.maxSteppersPerSession)."
+    )
+    var maxSteppersPerSession: Int?
+
+    @Option(
+        help:
             "The mode of the ipc socket files, in octal: who may connect (it takes write permission). 0660 lets the group in. Default: what the umask gives (the owner only)."
     )
     var ipcMode: String?
@@ -183,6 +201,9 @@ struct Run: AsyncParsableCommand {
         flags.maxSessions = maxSessions
         flags.sessionsPerPeerPerMinute = sessionsPerPeerPerMinute
         flags.sendQueueLimit = sendQueueLimit
+        flags.maxPresentables = maxPresentables
+        flags.maxSessionDataBytes = maxSessionDataBytes
+        flags.maxSteppersPerSession = maxSteppersPerSession
         flags.ipcMode = ipcMode
         flags.ipcGroup = ipcGroup
         flags.inspectionDelay = inspectionDelay
@@ -243,6 +264,8 @@ struct Run: AsyncParsableCommand {
             ("--max-message-size", maxMessageSize), ("--guard-timeout", guardTimeout),
             ("--deep-link-wait", deepLinkWait), ("--max-sessions", maxSessions),
             ("--sessions-per-peer-per-minute", sessionsPerPeerPerMinute), ("--send-queue-limit", sendQueueLimit),
+            ("--max-presentables", maxPresentables), ("--max-session-data-bytes", maxSessionDataBytes),
+            ("--max-steppers-per-session", maxSteppersPerSession),
         ]
         for (name, value) in values {
             if let value, value <= 0 {

@@ -141,6 +141,9 @@ import ZeroMQ
         #expect(file.maxSessions == defaults.maxSessions)
         #expect(file.sessionsPerPeerPerMinute == defaults.sessionsPerPeerPerMinute)
         #expect(file.sendQueueLimit == defaults.sendQueueLimit)
+        #expect(file.maxPresentables == defaults.engine.maxPresentables)
+        #expect(file.maxSessionDataBytes == defaults.engine.maxSessionDataBytes)
+        #expect(file.maxSteppersPerSession == defaults.maxSteppersPerSession)
         #expect(file.stateDir == "/var/lib/flowbus")
         #expect(file.idleSessionExpiry == .seconds(7 * 86_400))
         #expect(file.snapshotInterval == .seconds(60))
@@ -159,7 +162,7 @@ import ZeroMQ
 
     @Test func aSettingOutOfItsRangeIsRefusedNamingItsKeyFlagAndRange() {
         // Tried: a zero message size, one so large that adding to it overflows, a negative rate, no sessions, a
-        // heartbeat timeout of 300 years, a send queue of 1.
+        // heartbeat timeout of 300 years, a send queue of 1, 2 presentables, no session data, no senders.
         let cases: [(String, (inout ConfigurationFile) -> Void)] = [
             ("maxMessageSize (--max-message-size) must be from 1024 to 268435456, not 1", { $0.maxMessageSize = 1 }),
             ("maxMessageSize (--max-message-size)", { $0.maxMessageSize = Int.max }),
@@ -167,6 +170,9 @@ import ZeroMQ
             ("maxSessions (--max-sessions)", { $0.maxSessions = 0 }),
             ("heartbeatTimeout (--heartbeat-timeout)", { $0.heartbeatTimeout = Int(Int64.max / 1_000_000) }),
             ("sendQueueLimit (--send-queue-limit)", { $0.sendQueueLimit = 1 }),
+            ("maxPresentables (--max-presentables) must be from 10", { $0.maxPresentables = 2 }),
+            ("maxSessionDataBytes (--max-session-data-bytes)", { $0.maxSessionDataBytes = 0 }),
+            ("maxSteppersPerSession (--max-steppers-per-session)", { $0.maxSteppersPerSession = 0 }),
         ]
         for (message, setting) in cases {
             var file = ConfigurationFile()

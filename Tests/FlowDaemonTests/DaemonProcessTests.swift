@@ -178,6 +178,8 @@ func endpoints(_ transport: String) -> [String] {
             (["--snapshot-every", big], "snapshotEvery (--snapshot-every)"),
             (["--max-sessions", "0"], "--max-sessions must be positive, not 0"),
             (["--send-queue-limit", "1"], "sendQueueLimit (--send-queue-limit)"),
+            (["--max-presentables", "5"], "maxPresentables (--max-presentables) must be from 10"),
+            (["--max-steppers-per-session=0"], "--max-steppers-per-session must be positive, not 0"),
             (["--heartbeat-interval", "often"], "invalid for '--heartbeat-interval"),
             (["--heartbeat-interval=0"], "--heartbeat-interval must be positive, not 0"),
             (["--max-sessions=-3"], "--max-sessions must be positive, not -3"),

@@ -17,9 +17,13 @@ final class TickerSetup {
         try tickerFlows.write(toFile: flows, atomically: true, encoding: .utf8)
     }
 
-    /// flowd's arguments: the flows, the endpoints and this setup's state directory.
+    /// flowd's arguments: the flows, the endpoints and this setup's state directory. The ticker's stack grows by a
+    /// screen a tick, and these tests tick thousands of times: the session may hold that many presentables.
     var arguments: [String] {
-        ["--flows", flows, "--control", control, "--events", events, "--state-dir", state]
+        [
+            "--flows", flows, "--control", control, "--events", events, "--state-dir", state,
+            "--max-presentables", "100000",
+        ]
     }
 
     /// A peer of session `kiosk` on this flowd.

@@ -7,6 +7,8 @@ public struct Effects: Sendable, Hashable {
     public var events: [NavigationEvent] = []
     /// Guard questions to ask, in order.
     public var questions: [GuardRequest] = []
+    /// The limits of ``EngineOptions`` that left something out, in order (each also has its event).
+    public var limitsReached: [LimitReached] = []
 
     /// Creates empty effects.
     public init() {}
@@ -38,6 +40,7 @@ public struct Effects: Sendable, Hashable {
         batches += other.batches
         events += other.events
         questions += other.questions
+        limitsReached += other.limitsReached
     }
 }
 
@@ -65,4 +68,14 @@ public struct GuardRequest: Sendable, Hashable, Codable {
     public let question: GuardQuestion
     /// When an unanswered question counts as refused.
     public let deadline: EngineTime
+}
+
+/// A limit of ``EngineOptions`` that left something out of a session.
+public struct LimitReached: Sendable, Hashable {
+    /// Which limit: `presentables` (screens on screen), `flows` or `contributions`.
+    public let limit: String
+    /// The session.
+    public let session: SessionID
+    /// What was left out, and why.
+    public let message: String
 }

@@ -38,6 +38,14 @@ public struct EngineOptions: Sendable, Hashable, Codable {
     /// How many navigations one event may cause in a session; past that (a forward loop), the session's queued
     /// steps are dropped with ``DropReason/tooManySteps``.
     public var maxStepsPerEvent: Int = 10_000
+    /// How many presentables a session holds at most: screens and containers on screen, running flows and
+    /// contributions, each counted on its own. A command, child flow or contribution beyond is left out (a
+    /// ``NavigationEvent/Kind/commandRejected(flow:operation:reason:)`` event, and ``Effects/limitsReached``),
+    /// so that a flow that pushes a screen on every step cannot grow its session without bound.
+    public var maxPresentables: Int = 1000
+    /// How many bytes a session's data holds at most (keys and values, as JSON); a change beyond is refused
+    /// with ``FlowCoreError/Code/limitReached``.
+    public var maxSessionDataBytes: Int = 64 << 10
     /// How many ended contributions and flows a session remembers, to explain later steps to them.
     public var endedMemory: Int = 32
     /// The presenter that shows a session's root flow.

@@ -144,9 +144,30 @@ public struct FlowEngine: Sendable {
     }
 
     /// Sets (or with `nil` removes) a value of the session's data, which flows read while adapting steps.
-    public mutating func setSessionData(_ key: String, _ value: JSONValue?, session id: SessionID) throws(FlowCoreError)
-    {
-        _ = try existing(id) { $0.state.sessionData[key] = value }
+    ///
+    /// - Throws: ``FlowCoreError/Code/limitReached`` when the data would hold more than
+    ///   ``EngineOptions/maxSessionDataBytes`` (nothing changes); ``FlowCoreError/Code/unknownSession``.
+    /// - Parameter checkingLimit: `false` to set data taken before, as when a journal is replayed (the limit may
+    ///   have been lowered since).
+    public mutating func setSessionData(
+        _ key: String,
+        _ value: JSONValue?,
+        session id: SessionID,
+        checkingLimit: Bool = true
+    ) throws(FlowCoreError) {
+        let limit = checkingLimit ? options.maxSessionDataBytes : .max
+        _ = try existing(id) { (session) throws(FlowCoreError) in
+            var data = session.state.sessionData
+            data[key] = value
+            let bytes = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.jsonText().count }
+            guard value == nil || bytes <= limit else {
+                throw FlowCoreError(
+                    .limitReached,
+                    "the data of session \(id) would hold \(bytes) bytes and may hold \(limit) (maxSessionDataBytes); remove keys that are no longer needed (set them to null)"
+                )
+            }
+            session.state.sessionData = data
+        }
     }
 
     /// Moves time forward: deep links that waited too long are dropped, unanswered guards count as refused.

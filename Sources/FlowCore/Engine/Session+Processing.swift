@@ -129,7 +129,8 @@ extension Session {
             sessionData: state.sessionData,
             mainPresenter: state.mainPresenter,
             screens: state.screens,
-            ids: state.ids
+            ids: state.ids,
+            maxPresentables: options.maxPresentables
         )
         state.screens = ScreenTree()  // Moved into the navigator, so its changes do not copy the tree.
         let contributors = flow.navigate(to: step, with: &navigator)
@@ -138,6 +139,11 @@ extension Session {
         event(.didNavigate(flow: flowID, name: record.name, step: step, contributors: contributors.summary))
         for rejection in navigator.rejections {
             event(.commandRejected(flow: flowID, operation: rejection.operation, reason: rejection.reason.message))
+            if rejection.reason.code == .limitReached {
+                effects.limitsReached.append(
+                    LimitReached(limit: "presentables", session: id, message: rejection.reason.message)
+                )
+            }
         }
 
         var batch = PendingBatch(flow: flowID, step: step, commands: navigator.commands)
@@ -177,7 +183,7 @@ extension Session {
             for contributor in list {
                 guard
                     case .contribute(let presentable, let stepper, let notPresented, let dismissed) = contributor,
-                    state.flows[flowID] != nil
+                    state.flows[flowID] != nil, !navigator.leftOut.contains(presentable.presentable)
                 else {
                     continue
                 }
@@ -221,6 +227,14 @@ extension Session {
         // when it starts), and only once: contributing the same again adds nothing.
         let listens = !stepper.stepperIDs.isEmpty || stepper.listensToPresentable
         if listens && !state.contributions.contains(contribution) {
+            guard state.contributions.count < options.maxPresentables else {
+                limitReached(
+                    "contributions",
+                    flow: flowID,
+                    "the session has \(state.contributions.count) contributions and may have \(options.maxPresentables) (maxPresentables): \(screen) is not contributed"
+                )
+                return
+            }
             state.contributions.append(contribution)
         }
         for step in stepper.initialSteps {
@@ -242,6 +256,14 @@ extension Session {
         stepper: Stepper,
         dismissed: Bool
     ) -> Bool {
+        guard state.flows.count < options.maxPresentables else {
+            limitReached(
+                "flows",
+                flow: parentID,
+                "the session runs \(state.flows.count) flows and may run \(options.maxPresentables) (maxPresentables): \(child.id) is not started"
+            )
+            return false
+        }
         guard let flow = made[child.id], state.flows[child.id] == nil else {
             event(
                 .commandRejected(
@@ -269,6 +291,14 @@ extension Session {
             enqueue(step, to: child.id, source: nil)
         }
         return true
+    }
+}
+
+extension Session {
+    /// Something was left out because a limit of ``EngineOptions`` was reached: an event, and a note in the effects.
+    fileprivate mutating func limitReached(_ limit: String, flow: FlowID, _ message: String) {
+        event(.commandRejected(flow: flow, operation: "contribute", reason: message))
+        effects.limitsReached.append(LimitReached(limit: limit, session: id, message: message))
     }
 }
 

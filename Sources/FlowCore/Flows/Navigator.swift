@@ -19,11 +19,15 @@ public struct Navigator: Sendable {
     /// What is on screen now, with this navigation's calls so far applied.
     public internal(set) var screens: ScreenTree
     var ids: IDAllocator
+    /// How many presentables may be on screen (``EngineOptions/maxPresentables``).
+    let maxPresentables: Int
     var made: [PresentableID: PresentableDescription] = [:]
     var childFlows: [FlowID: any Flow] = [:]
     var commands: [(presenter: PresenterID, command: NavigationCommand)] = []
     var rejections: [(operation: String, reason: FlowCoreError)] = []
     var removed: [PresentableID] = []
+    /// Presentables whose placing was left out for ``maxPresentables``: they are not contributed or started.
+    var leftOut: Set<PresentableID> = []
 
     init(
         session: SessionID,
@@ -32,7 +36,8 @@ public struct Navigator: Sendable {
         sessionData: JSONObject,
         mainPresenter: PresenterID,
         screens: ScreenTree,
-        ids: IDAllocator
+        ids: IDAllocator,
+        maxPresentables: Int
     ) {
         self.session = session
         self.flow = flow
@@ -40,6 +45,7 @@ public struct Navigator: Sendable {
         self.sessionData = sessionData
         self.screens = screens
         self.ids = ids
+        self.maxPresentables = maxPresentables
         self.presenter = screens[root]?.presenter ?? mainPresenter
     }
 
@@ -200,6 +206,18 @@ public struct Navigator: Sendable {
     private mutating func run(_ command: NavigationCommand, presenter: PresenterID?) {
         // Without a presenter the container is not on screen, and applying the command says so.
         let target = presenter ?? self.presenter
+        let placing = command.placedCount
+        if placing > 0, screens.nodes.count + placing > maxPresentables {
+            reject(
+                command.operation,
+                FlowCoreError(
+                    .limitReached,
+                    "\(command.operation): the session has \(screens.nodes.count) presentables on screen and may have \(maxPresentables) (maxPresentables); pop or dismiss before placing more"
+                )
+            )
+            leftOut.formUnion(command.placed.map(\.id))
+            return
+        }
         do {
             let change = try screens.apply(command, for: target)
             commands.append((target, command))

@@ -36,6 +36,15 @@ public enum NavigationCommand: Sendable, Hashable {
         }
     }
 
+    /// How many presentables this command places on screen (without making a list of them).
+    public var placedCount: Int {
+        switch self {
+        case .setWindowRoot, .push, .present, .setMaster, .setDetail: 1
+        case .setTabs(_, let descriptions, _): descriptions.count
+        case .pop, .dismiss, .selectTab: 0
+        }
+    }
+
     /// The presentables this command places on screen.
     public var placed: [PresentableDescription] {
         switch self {

@@ -16,7 +16,8 @@ public struct ConfigurationFile: Sendable, Hashable {
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
         "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys", "stateDir",
         "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
-        "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup",
+        "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup", "maxPresentables", "maxSessionDataBytes",
+        "maxSteppersPerSession",
     ]
 
     /// The flow file.
@@ -45,6 +46,12 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var maxSessions: Int?
     /// Messages queued per peer or subscriber that does not read.
     public var sendQueueLimit: Int?
+    /// Presentables on screen, flows and contributions per session.
+    public var maxPresentables: Int?
+    /// Bytes of session data per session.
+    public var maxSessionDataBytes: Int?
+    /// Senders whose steps a session remembers.
+    public var maxSteppersPerSession: Int?
     /// The ipc socket files' mode, in octal (`"0660"`).
     public var ipcMode: String?
     /// The ipc socket files' group.
@@ -131,6 +138,9 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "peerByteRate": file.peerByteRate = number(orZero: true)
             case "maxSessions": file.maxSessions = number()
             case "sendQueueLimit": file.sendQueueLimit = number()
+            case "maxPresentables": file.maxPresentables = number()
+            case "maxSessionDataBytes": file.maxSessionDataBytes = number()
+            case "maxSteppersPerSession": file.maxSteppersPerSession = number()
             case "ipcMode", "ipcGroup":
                 guard let text = value.string, !text.isEmpty else {
                     problems.append(
@@ -243,6 +253,9 @@ extension ConfigurationFile {
         merged.peerByteRate = overrides.peerByteRate ?? peerByteRate
         merged.maxSessions = overrides.maxSessions ?? maxSessions
         merged.sendQueueLimit = overrides.sendQueueLimit ?? sendQueueLimit
+        merged.maxPresentables = overrides.maxPresentables ?? maxPresentables
+        merged.maxSessionDataBytes = overrides.maxSessionDataBytes ?? maxSessionDataBytes
+        merged.maxSteppersPerSession = overrides.maxSteppersPerSession ?? maxSteppersPerSession
         merged.ipcMode = overrides.ipcMode ?? ipcMode
         merged.ipcGroup = overrides.ipcGroup ?? ipcGroup
         merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
@@ -296,6 +309,9 @@ extension DaemonConfiguration {
         if let value = file.peerByteRate { peerByteRate = value }
         if let value = file.maxSessions { maxSessions = value }
         if let value = file.sendQueueLimit { sendQueueLimit = value }
+        if let value = file.maxPresentables { engine.maxPresentables = value }
+        if let value = file.maxSessionDataBytes { engine.maxSessionDataBytes = value }
+        if let value = file.maxSteppersPerSession { maxSteppersPerSession = value }
         if let text = file.ipcMode {
             guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
                 throw ConfigurationError(

@@ -26,6 +26,9 @@ extension DaemonConfiguration {
             ("sessionsPerPeerPerMinute", sessionsPerPeerPerMinute, 1...10_000_000),
             ("snapshotEvery", snapshotEvery, 1...1_000_000_000),
             ("sendQueueLimit", sendQueueLimit, 10...1_000_000),
+            ("maxPresentables", engine.maxPresentables, 10...1_000_000),
+            ("maxSessionDataBytes", engine.maxSessionDataBytes, 1024...(256 << 20)),
+            ("maxSteppersPerSession", maxSteppersPerSession, 1...1_000_000),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw ConfigurationError(

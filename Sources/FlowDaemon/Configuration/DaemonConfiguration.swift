@@ -43,6 +43,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var maxSessions = 100_000
     /// How many sessions one peer may create per minute (bursts included); beyond, `sessionLimit`.
     public var sessionsPerPeerPerMinute = 60
+    /// How many senders (steppers, presenters, guards, by name) a session remembers the steps of; a HELLO of one
+    /// more name is refused (`sessionLimit`).
+    public var maxSteppersPerSession = 1000
     /// How long batched inspection events (EVENTS) may wait to be published: a watcher sees each event at most this
     /// late, and a busy daemon sends it one message for many steps. Zero publishes at the end of each turn.
     public var inspectionBatchDelay: Duration = .milliseconds(5)

@@ -68,6 +68,19 @@ extension Coordinator {
         return nil
     }
 
+    /// Why a sender of a new name may not join `session`, or `nil` when it may: the session remembers the steps
+    /// of ``DaemonConfiguration/maxSteppersPerSession`` senders already. A name it knows is never refused (a
+    /// restarted process takes over its numbering), nor is an inspector (its numbering ends with its connection).
+    mutating func senderLimitRefusal(session: SessionID, role: Role, name: String, peer: String) -> String? {
+        let limit = configuration.maxSteppersPerSession
+        guard role != .inspector, steppers.count(in: session) >= limit,
+            steppers[StepperKey(session: session, role: role, name: name)] == nil
+        else { return nil }
+        noteBoundHit("steppersPerSession", "a session remembers \(limit) senders: a new name is refused", peer: peer)
+        return
+            "session \(LogText.quoted(session.rawValue)) remembers the steps of \(limit) senders, its limit (maxSteppersPerSession); connect under a name it knows (a restarted process keeps its name), or end the session"
+    }
+
     /// Counts a bound that was hit (`stats` `boundsHit`), and logs it at most once a second per bound.
     mutating func noteBoundHit(_ bound: String, _ what: String, peer: String? = nil, count: Int = 1) {
         counters.boundsHit[bound, default: 0] += count

@@ -93,7 +93,7 @@ extension Coordinator {
     /// Everything flowd keeps of a session.
     func sessionRecord(of session: SessionID) -> SessionRecord? {
         guard let snapshot = try? engine.snapshot(of: session) else { return nil }
-        let senders = steppers.filter { $0.key.session == session }
+        let senders = steppers.records(in: session)
             .sorted { ($0.key.role.rawValue, $0.key.name) < ($1.key.role.rawValue, $1.key.name) }
             .map { key, record in
                 StoredSender(

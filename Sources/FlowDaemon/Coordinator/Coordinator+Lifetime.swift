@@ -10,7 +10,7 @@ extension Coordinator {
         commandSequences[session] = nil
         pending[session] = nil
         recentDrops[session] = nil
-        steppers = steppers.filter { $0.key.session != session }
+        steppers.removeSession(session)
         activity[session] = nil
         if journal.isEnabled {
             journal.remove(session)

@@ -105,6 +105,9 @@ extension Coordinator {
                 session: session,
                 correlation: header.id
             )
+        } catch  where error.code == .limitReached {
+            noteBoundHit("sessionData", "session \(LogText.quoted(session.rawValue)): \(error.message)", peer: peer.id)
+            reply(to: peer.id, correlation: header.id, error: .sessionLimit, error.message)
         } catch {
             reply(to: peer.id, correlation: header.id, error: ErrorCode(error.code.rawValue), error.message)
         }

@@ -60,6 +60,10 @@ extension Coordinator {
             )
             return
         }
+        if let session, let refusal = senderLimitRefusal(session: session, role: hello.role, name: name, peer: peer) {
+            reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
+            return
+        }
         var created = false
         if let session, !engine.hasSession(session) {
             if let refusal = sessionCreationRefusal(by: peer) {
@@ -159,10 +163,8 @@ extension Coordinator {
 extension Coordinator {
     /// An inspector left: what it injected was numbered for its connection only, in every session.
     mutating func inspectorLeft(_ name: String) {
-        let keys = steppers.keys.filter { $0.role == .inspector && $0.name == name }
-        for key in keys {
-            steppers[key] = nil
-            record(.inspectorLeft(name: name), session: key.session)
+        for session in steppers.removeInspector(named: name) {
+            record(.inspectorLeft(name: name), session: session)
         }
     }
 }

@@ -141,7 +141,7 @@ extension Coordinator {
         case .presenterLost(let presenter):
             presenterLost(presenter, session: session)
         case .sessionData(let key, let value):
-            try engine.setSessionData(key, value, session: session)
+            try engine.setSessionData(key, value, session: session, checkingLimit: false)
         case .guardAnswer(let question, let allowed):
             apply(try engine.answerGuard(question, allowed: allowed, session: session))
         case .timePassed:

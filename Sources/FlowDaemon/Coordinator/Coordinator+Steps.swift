@@ -167,6 +167,9 @@ extension Coordinator {
         for question in effects.questions {
             ask(question)
         }
+        for reached in effects.limitsReached where !journal.isReplaying {
+            noteBoundHit(reached.limit, "session \(LogText.quoted(reached.session.rawValue)): \(reached.message)")
+        }
     }
 
     /// Acknowledges a decided step to its sender (the coordinator's own steps have none).

@@ -24,7 +24,7 @@ public struct Coordinator: Sendable {
     var engine: FlowEngine
     let codec: WireCodec
     var peers: [String: Peer] = [:]
-    var steppers: [StepperKey: StepperRecord] = [:]
+    var steppers = StepperTable()
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
     var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
     var recentDrops: [SessionID: [DroppedStep]] = [:]

@@ -1,0 +1,70 @@
+import FlowCore
+
+/// What flowd remembers of each sender's numbered steps, kept session by session: a session's senders are
+/// counted (``DaemonConfiguration/maxSteppersPerSession``), written and forgotten without looking at any other
+/// session's.
+struct StepperTable: Sendable {
+    private var bySession: [SessionID: [StepperKey: StepperRecord]] = [:]
+    /// The sessions each inspector injected steps in: its records are numbered for its connection only.
+    private var inspectorSessions: [String: Set<SessionID>] = [:]
+
+    /// A sender's record, if it has one; setting `nil` forgets it.
+    subscript(key: StepperKey) -> StepperRecord? {
+        get { bySession[key.session]?[key] }
+        set {
+            if let newValue {
+                noteInspector(key)
+                bySession[key.session, default: [:]][key] = newValue
+            } else if bySession[key.session]?.removeValue(forKey: key) != nil {
+                if bySession[key.session]?.isEmpty == true {
+                    bySession[key.session] = nil
+                }
+                if key.role == .inspector {
+                    inspectorSessions[key.name]?.remove(key.session)
+                    if inspectorSessions[key.name]?.isEmpty == true {
+                        inspectorSessions[key.name] = nil
+                    }
+                }
+            }
+        }
+    }
+
+    /// A sender's record, made when it has none; changed in place (a copy would copy its acknowledgements).
+    subscript(key: StepperKey, default record: @autoclosure () -> StepperRecord) -> StepperRecord {
+        get { bySession[key.session]?[key] ?? record() }
+        _modify {
+            noteInspector(key)
+            yield &bySession[key.session, default: [:]][key, default: record()]
+        }
+    }
+
+    /// The records of one session's senders.
+    func records(in session: SessionID) -> [StepperKey: StepperRecord] {
+        bySession[session] ?? [:]
+    }
+
+    /// How many senders of the session have a record.
+    func count(in session: SessionID) -> Int {
+        bySession[session]?.count ?? 0
+    }
+
+    /// Forgets every sender of the session.
+    mutating func removeSession(_ session: SessionID) {
+        bySession[session] = nil
+    }
+
+    /// Forgets an inspector's records in every session; returns the sessions it had one in.
+    mutating func removeInspector(named name: String) -> [SessionID] {
+        let sessions = inspectorSessions.removeValue(forKey: name) ?? []
+        for session in sessions {
+            self[StepperKey(session: session, role: .inspector, name: name)] = nil
+        }
+        return sessions.sorted()
+    }
+
+    private mutating func noteInspector(_ key: StepperKey) {
+        if key.role == .inspector {
+            inspectorSessions[key.name, default: []].insert(key.session)
+        }
+    }
+}
