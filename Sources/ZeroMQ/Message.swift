@@ -4,11 +4,15 @@ public struct Message: Sendable, Hashable {
     public var frames: [[UInt8]]
     /// On a CURVE server socket, the user id that the ZAP handler gave the sending peer; `nil` otherwise.
     public var userID: String?
+    /// Where the sending peer connects from, on a socket that captures it (``Socket/capturesPeerAddress``): its IP
+    /// address over tcp, `:uid:gid:pid` over ipc; `nil` otherwise.
+    public var peerAddress: String?
 
     /// Creates a message from frames of bytes.
-    public init(_ frames: [[UInt8]], userID: String? = nil) {
+    public init(_ frames: [[UInt8]], userID: String? = nil, peerAddress: String? = nil) {
         self.frames = frames
         self.userID = userID
+        self.peerAddress = peerAddress
     }
 
     /// Creates a message whose frames are the UTF-8 bytes of these strings.

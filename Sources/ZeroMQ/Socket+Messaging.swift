@@ -49,6 +49,7 @@ extension Socket {
 
         var frames: [[UInt8]] = []
         var userID: String?
+        var peerAddress: String?
         repeat {
             // The first frame may wait; the rest of a multipart message has already arrived with it.
             let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
@@ -63,8 +64,11 @@ extension Socket {
             if capturesUserID && userID == nil, let property = zmq_msg_gets(&part, "User-Id") {
                 userID = String(cString: property)
             }
+            if capturesPeerAddress && peerAddress == nil, let property = zmq_msg_gets(&part, "Peer-Address") {
+                peerAddress = String(cString: property)
+            }
         } while zmq_msg_more(&part) != 0
-        return Message(frames, userID: userID)
+        return Message(frames, userID: userID, peerAddress: peerAddress)
     }
 
     /// Receives one message, waiting at most `timeout`.

@@ -13,6 +13,8 @@ public final class Socket {
     public let type: SocketType
     /// Whether received messages carry the ZAP user id (set when the socket becomes a CURVE server).
     var capturesUserID = false
+    /// Whether received messages carry where their peer connects from (``Message/peerAddress``).
+    public var capturesPeerAddress = false
     /// The receiving end of this socket's monitor (see ``monitor()``), kept open until this socket is closed: the
     /// monitor is stopped first — libzmq 4.3 otherwise keeps its internal socket and file descriptors until the
     /// context ends — and stopping sends a last event, which needs its receiver.

@@ -12,6 +12,8 @@ public enum SocketType: Sendable, Hashable, CaseIterable {
     case extendedPublisher
     /// Subscribes to topics by prefix.
     case subscriber
+    /// A subscriber that sends its subscriptions as messages (`0x01` + topic, `0x00` + topic).
+    case extendedSubscriber
     /// Pushes to a pipeline, round-robin.
     case push
     /// Pulls from a pipeline, fair-queued.
@@ -30,6 +32,7 @@ public enum SocketType: Sendable, Hashable, CaseIterable {
         case .publisher: ZMQ_PUB
         case .extendedPublisher: ZMQ_XPUB
         case .subscriber: ZMQ_SUB
+        case .extendedSubscriber: ZMQ_XSUB
         case .push: ZMQ_PUSH
         case .pull: ZMQ_PULL
         case .pair: ZMQ_PAIR

@@ -41,6 +41,7 @@ case "profile":
         print(result.line)
     }
 case "flooder": try FloodRole.run(Array(arguments.dropFirst()))
+case "subscription-flooder": try SubscriptionFloodRole.run(Array(arguments.dropFirst()))
 case "flood":
     // Only what a flood costs the others: flowbench flood [--quick].
     let endToEnd = try EndToEndBenchmarks()

@@ -6,9 +6,21 @@ extension Coordinator {
     /// commands (`cmd/...`) or inspection events (`ins/...`, `inb/...`) is answered with a HEARTBEAT on that
     /// very topic: from then on the subscriber receives everything published there (a presenter's snapshot asked
     /// for after it leaves no gap; an inspector knows it misses nothing from then on).
-    public mutating func subscription(_ topic: [UInt8], subscribed: Bool, now: Int64) -> [Outgoing] {
+    /// - Parameters:
+    ///   - address: where the subscriber connects from (ZeroMQ's `Peer-Address`), if known.
+    ///   - applied: `false` for a subscription flowd refused (with CURVE, a topic the key is not granted): libzmq
+    ///     keeps it all the same, and it counts as unproven (``UnprovenSubscriptions``).
+    public mutating func subscription(
+        _ topic: [UInt8],
+        subscribed: Bool,
+        address: String? = nil,
+        applied: Bool = true,
+        now: Int64
+    ) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
+        noteSubscription(topic, subscribed: subscribed, address: address, applied: applied)
+        guard applied else { return output }
         inspection.count(topic, subscribed: subscribed)
         let text = String(decoding: topic, as: UTF8.self)
         if subscribed, ["cmd/", "ins/", "inb/"].contains(where: text.hasPrefix) {

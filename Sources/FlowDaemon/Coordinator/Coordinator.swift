@@ -38,6 +38,10 @@ public struct Coordinator: Sendable {
     var creationAllowances: [String: SessionCreationAllowance] = [:]
     /// Per peer whose replies are being dropped: when the first and the last of this episode were.
     var unreadSince: [String: (first: Int64, last: Int64)] = [:]
+    /// Subscriptions to topics flowd does not publish (yet), and the subscribers to cut for holding too many.
+    var unproven = UnprovenSubscriptions()
+    var subscribersToCut: [String] = []
+    var lastUnprovenRecheck: Int64 = .min / 2
     /// When each bound hit was last logged (at most once a second each).
     var boundsLogged: [String: Int64] = [:]
     var lastMessageID: UInt64 = 0
@@ -158,6 +162,7 @@ public struct Coordinator: Sendable {
         forgetQuietAllowances()
         forgetFullCreationAllowances()
         endIdleSessions()
+        recheckUnprovenSubscriptions()
         let timeout = configuration.heartbeatTimeout.milliseconds
         let interval = configuration.heartbeatInterval.milliseconds
         for id in peers.keys.sorted() {

@@ -25,15 +25,17 @@ final class ConnectionGate: Sendable {
     /// Connections open now, as the monitors last said.
     var connections: Int { open.load(ordering: .relaxed) }
 
-    /// Counts the monitors' events: accepted and lost connections.
-    func count(_ monitors: [SocketMonitor]) throws {
-        for monitor in monitors {
+    /// Counts the monitors' events: accepted and lost connections. `seen` is given each event with the index of
+    /// its monitor.
+    func count(_ monitors: [SocketMonitor], seen: (Int, MonitorEvent) -> Void = { _, _ in }) throws {
+        for (index, monitor) in monitors.enumerated() {
             while let event = try monitor.next() {
                 switch event.kind {
                 case .accepted: open.add(1, ordering: .relaxed)
                 case .disconnected: open.subtract(1, ordering: .relaxed)
                 default: break
                 }
+                seen(index, event)
             }
         }
     }

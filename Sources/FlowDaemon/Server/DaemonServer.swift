@@ -86,6 +86,9 @@ public final class DaemonServer: Sendable {
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
+        // Subscriptions are all that comes in: each time flowd reads one, libzmq takes up to this many more into its
+        // tree of topics, ahead of what flowd has counted (SubscriptionIntake).
+        try events.setOption(.receiveHighWaterMark, 100)
         // With CURVE, flowd decides each subscription itself, by the subscriber's key and its grant.
         let manualSubscriptions = configuration.curve != nil
         if manualSubscriptions {
@@ -94,7 +97,16 @@ public final class DaemonServer: Sendable {
         let openFiles = FileDescriptorLimit.current
         let gate = ConnectionGate(cap: FileDescriptorLimit.connectionCap(for: openFiles))
         logger.info("open files: at most \(openFiles); connections taken: at most \(gate.cap)")
+        // The events socket's monitor comes second: its connections are the subscribers.
         let monitors = try [router.monitor(), events.monitor()]
+        events.capturesPeerAddress = true
+        var intake = SubscriptionIntake(
+            manual: manualSubscriptions,
+            monitors: monitors,
+            eventsMonitor: 1,
+            gate: gate,
+            logger: logger
+        )
         let authenticator = try guarding([router, events], with: configuration.curve, gate: gate)
         defer { authenticator.stop() }
         // An ipc endpoint is a socket file: it goes when flowd stops, so no stale file is left behind; only the
@@ -191,20 +203,7 @@ public final class DaemonServer: Sendable {
                         )
                     }
                 case eventsIndex:
-                    while let message = try events.receive(dontWait: true) {
-                        guard let frame = message.frames.first, let kind = frame.first else { continue }
-                        let topic = Array(frame.dropFirst())
-                        if manualSubscriptions {
-                            // Applied for this subscriber (the one just heard) only if its key is granted the topic.
-                            guard kind == 0 || daemon.coordinator.allowsSubscription(topic, userID: message.userID)
-                            else {
-                                daemon.coordinator.subscriptionRefused(topic, userID: message.userID)
-                                continue
-                            }
-                            try events.setOption(kind == 1 ? .subscribe : .unsubscribe, topic)
-                        }
-                        outgoing += daemon.coordinator.subscription(topic, subscribed: kind == 1, now: clock.now)
-                    }
+                    outgoing += try intake.take(from: events, into: &daemon.coordinator, now: clock.now)
                 case writtenIndex:
                     writer.written.drain()
                     noteWriterProgress(&daemon.coordinator)
@@ -216,7 +215,7 @@ public final class DaemonServer: Sendable {
                     }
                     outgoing += applyReload(&daemon.coordinator)
                 case let index where monitorIndexes.contains(index):
-                    try gate.count(monitors)
+                    try intake.readMonitors(now: clock.now)
                     let refused = gate.takeRefused()
                     if refused > 0 {
                         daemon.coordinator.connectionsRefused(refused, open: gate.connections, cap: gate.cap)

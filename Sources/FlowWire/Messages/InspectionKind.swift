@@ -32,6 +32,14 @@ public struct InspectionKind: WireWord {
     public static let error = Self("error")
     /// A command batch, as an entry of EVENTS (its `fields` are the COMMANDS body).
     public static let commands = Self("commands")
+
+    /// Every kind flowd publishes.
+    public static let all: [InspectionKind] = [
+        .sessionStarted, .sessionEnded, .stepReceived, .stepFate, .deepLinkReceived, .deepLinkWaiting, .willNavigate,
+        .didNavigate, .adapted, .commandRejected, .flowStarted, .flowReady, .flowEnded, .forwardDroppedAtRoot,
+        .visibilityReported, .visibilityChanged, .sessionData, .guardAsked, .guardAnswered, .guardMissing,
+        .registered, .unregistered, .error, .commands,
+    ]
 }
 
 extension InspectionEvent {

@@ -1,0 +1,87 @@
+import FlowCore
+import FlowWire
+
+extension Coordinator {
+    /// Notes a subscription for the bound on unproven topics: one to a topic flowd does not publish (or, with
+    /// CURVE, one it refused, which libzmq keeps all the same) is counted until it ends or its session starts.
+    mutating func noteSubscription(_ topic: [UInt8], subscribed: Bool, address: String?, applied: Bool) {
+        if subscribed {
+            if !applied || !publishes(topic) {
+                unproven.add(topic, address: address ?? "")
+                if let offender = unproven.addressToCut() {
+                    subscribersToCut.append(offender)
+                    noteBoundHit(
+                        "subscriptions",
+                        "subscriptions to topics flowd does not publish held more than \(UnprovenSubscriptions.limit) bytes: the subscriber at \(LogText.quoted(offender)) that held the most is cut",
+                        peer: offender
+                    )
+                }
+            }
+        } else {
+            unproven.remove(topic)
+        }
+    }
+
+    /// Subscriber connections the server cut for sending more than a subscriber does: counted (`boundsHit`
+    /// `subscriberBytes`) and logged at most once a second.
+    public mutating func subscribersCut(_ count: Int, address: String) {
+        noteBoundHit(
+            "subscriberBytes",
+            "cut \(count) subscriber connection(s) at \(LogText.quoted(address)): each sent more than a subscriber sends (\(SubscriberConnections.byteLimit) bytes)",
+            peer: address,
+            count: count
+        )
+    }
+
+    /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).
+    public mutating func takeSubscribersToCut() -> [String] {
+        defer { subscribersToCut = [] }
+        return subscribersToCut
+    }
+
+    /// Once a second: unproven topics whose session has started since are subscriptions like any other.
+    mutating func recheckUnprovenSubscriptions() {
+        guard now - lastUnprovenRecheck >= 1000, !unproven.topics.isEmpty else { return }
+        lastUnprovenRecheck = now
+        let published = Set(unproven.topics.keys.filter { publishes($0) })
+        unproven.forget { topic, _ in published.contains(topic) }
+    }
+
+    /// Whether flowd publishes on `topic`, or on topics it is a prefix of: the empty topic, `cmd/`, `ins/` and
+    /// `inb/` (or a prefix of them); then, for a session that exists (or `-`, events of no session):
+    /// `cmd/<session>/` and `cmd/<session>/<presenter>` for its main presenter or one it sent commands to,
+    /// `ins/<session>/` and `ins/<session>/<kind>` (or a prefix of a kind), `inb/<session>/`. A session id may hold
+    /// slashes: each split is tried.
+    func publishes(_ topic: [UInt8]) -> Bool {
+        let families = ["cmd/", "ins/", "inb/"].map { Array($0.utf8) }
+        guard topic.count > 4 else { return families.contains { $0.starts(with: topic) } }
+        guard let family = families.first(where: { topic.starts(with: $0) }) else { return false }
+        let rest = topic.dropFirst(4)
+        // At most the longest session id and the longest name or kind, and a slash.
+        guard rest.count <= 2 * WireLimits.maxIdentifierLength + 1 else { return false }
+        if let last = rest.last, last == UInt8(ascii: "/"), knows(session: rest.dropLast()) {
+            return true
+        }
+        for slash in rest.indices where rest[slash] == UInt8(ascii: "/") {
+            let session = rest[rest.startIndex..<slash]
+            let name = rest[(slash + 1)...]
+            guard !name.isEmpty, knows(session: session) else { continue }
+            if family == families[0] {
+                let presenter = PresenterID(String(decoding: name, as: UTF8.self))
+                let id = SessionID(String(decoding: session, as: UTF8.self))
+                if presenter == configuration.engine.mainPresenter || commandSequences[id]?[presenter] != nil {
+                    return true
+                }
+            } else if family == families[1],
+                InspectionKind.all.contains(where: { Array($0.rawValue.utf8).starts(with: name) })
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    private func knows(session: ArraySlice<UInt8>) -> Bool {
+        session.elementsEqual("-".utf8) || engine.hasSession(SessionID(String(decoding: session, as: UTF8.self)))
+    }
+}

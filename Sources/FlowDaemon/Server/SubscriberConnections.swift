@@ -1,0 +1,117 @@
+import Glibc
+import ZeroMQ
+
+/// The connections of flowd's events socket, by file descriptor (from the socket's monitor), and the means to cut
+/// one: libzmq keeps every subscription a subscriber sends, with no bound of its own, until its connection ends.
+///
+/// A subscription names its peer only by address (ZeroMQ's `Peer-Address`): over ipc `localhost:uid:gid:pid`,
+/// which `SO_PEERCRED` gives for each connection; over tcp the IP address alone, shared by every client of a host. Of a
+/// host's connections, the one that sent the most bytes is cut: a subscriber sends a greeting and a few topics, so
+/// the one that sent thousands of subscriptions stands out.
+struct SubscriberConnections {
+    /// The most bytes a subscriber's tcp connection may send in all: its greeting, handshake and subscriptions take
+    /// a few hundred; 64 KiB is a thousand subscriptions of the longest topics flowd publishes. (libzmq's tree keeps
+    /// about 32 bytes per byte of a topic no other shares: at most some 2 MiB per connection.)
+    static let byteLimit: UInt64 = 64 << 10
+
+    /// How long a process whose ipc connections were cut has its new ones cut too (ms), the first time: libzmq's
+    /// XSUB sends all its subscriptions again on each new connection, faster than flowd reads them. Each cut
+    /// within a ban doubles the next, up to ten minutes.
+    static let localBan: Int64 = 10_000
+
+    private(set) var descriptors: Set<Int32> = []
+    /// The ipc peers (`localhost:uid:gid:pid`) whose connections are cut as they come: until when (ms), and how
+    /// long the last ban was.
+    private var banned: [String: (until: Int64, length: Int64)] = [:]
+
+    /// Follows the events socket's monitor: accepted connections come in (or are cut at once, from a process
+    /// cut less than ``localBan`` ago), closed ones go.
+    mutating func note(_ event: MonitorEvent, now: Int64) {
+        switch event.kind {
+        case .accepted:
+            let descriptor = Int32(truncatingIfNeeded: event.value)
+            banned = banned.filter { $0.value.until + $0.value.length > now }
+            if !banned.isEmpty, let peer = Self.peerAddress(of: descriptor), let ban = banned[peer.address],
+                ban.until > now
+            {
+                _ = shutdown(descriptor, Int32(SHUT_RDWR))
+            } else {
+                descriptors.insert(descriptor)
+            }
+        case .disconnected, .closed: descriptors.remove(Int32(truncatingIfNeeded: event.value))
+        default: break
+        }
+    }
+
+    /// Cuts the connections of the peer at `address` (all of a process's over ipc; over tcp, the one of that host
+    /// that sent the most): shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
+    mutating func cut(address: String, now: Int64) -> Int {
+        let matching = descriptors.filter { Self.peerAddress(of: $0)?.address == address }
+        let chosen: [Int32]
+        if matching.contains(where: { Self.peerAddress(of: $0)?.isLocal == true }) {
+            chosen = Array(matching)
+            // A ban is remembered for as long again after it ends: a process cut again then is banned longer.
+            let length = banned[address].map { min(2 * $0.length, 600_000) } ?? Self.localBan
+            banned[address] = (now + length, length)
+        } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }) {
+            chosen = [heaviest]
+        } else {
+            chosen = []
+        }
+        for descriptor in chosen {
+            // libzmq owns the descriptor: shut down, never closed here; its I/O thread sees the end and closes it.
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+            descriptors.remove(descriptor)
+        }
+        return chosen.count
+    }
+
+    /// Cuts the tcp connections that sent more than ``byteLimit``. Returns how many, by address. The bytes a
+    /// connection sent are known before libzmq has read them, let alone flowd.
+    mutating func cutHeavySenders() -> [String: Int] {
+        var cut: [String: Int] = [:]
+        for descriptor in descriptors where Self.bytesReceived(on: descriptor) > Self.byteLimit {
+            cut[Self.peerAddress(of: descriptor)?.address ?? "?", default: 0] += 1
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+            descriptors.remove(descriptor)
+        }
+        return cut
+    }
+
+    /// The address ZeroMQ gives the peer of a connection, made the way libzmq makes it: the numeric host, and over
+    /// ipc (`isLocal`) the peer's `:uid:gid:pid` after it (`localhost:1000:1000:4242`).
+    static func peerAddress(of descriptor: Int32) -> (address: String, isLocal: Bool)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        }
+        guard named == 0 else { return nil }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let found = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        guard found == 0 else { return nil }
+        let address = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard Int32(storage.ss_family) == AF_UNIX else { return (address, false) }
+        // struct ucred: pid, uid, gid.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return nil }
+        return ("\(address):\(credentials.1):\(credentials.2):\(credentials.0)", true)
+    }
+
+    /// The bytes a tcp connection has received (Linux's `tcp_info.tcpi_bytes_received`); 0 when unknown.
+    static func bytesReceived(on descriptor: Int32) -> UInt64 {
+        // Linux's struct tcp_info holds tcpi_bytes_received at byte 128 (since 4.1; the struct only ever grows).
+        let offset = 128
+        var info = [UInt8](repeating: 0, count: 256)
+        var size = socklen_t(info.count)
+        guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &size) == 0, Int(size) >= offset + 8 else {
+            return 0
+        }
+        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+    }
+}
