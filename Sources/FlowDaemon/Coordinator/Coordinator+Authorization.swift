@@ -19,6 +19,31 @@ extension Coordinator {
         return nil
     }
 
+    /// Why a peer whose key has a grant may not send `message` in its role; `nil` when it may. Steppers, presenters
+    /// and (with `control`) inspectors step, link and set data; a presenter steps as one of its screens; only
+    /// inspectors query; presenters and inspectors ask for snapshots; guards only answer. (A key without a grant
+    /// may do everything.)
+    func roleRefusal(of peer: Peer, for message: Message) -> String? {
+        guard peer.grant != nil else { return nil }
+        let allowed: [Role]
+        switch message {
+        case .step(let step):
+            if peer.role == .presenter && step.presentable == nil {
+                return "a presenter steps as one of its screens: name the presentable"
+            }
+            allowed = [.stepper, .presenter, .inspector]
+        case .deepLink, .sessionData: allowed = [.stepper, .presenter, .inspector]
+        case .query: allowed = [.inspector]
+        case .snapshotRequest: allowed = [.presenter, .inspector]
+        default: return nil
+        }
+        guard allowed.contains(peer.role) else {
+            return
+                "a \(peer.role.rawValue) may not send \(message.type.rawValue): it is for \(allowed.map { $0.rawValue + "s" }.joined(separator: ", "))"
+        }
+        return nil
+    }
+
     /// Why a HELLO may not register as it asks; `nil` when it may.
     func registrationRefusal(_ hello: Hello, grant: ClientGrant?) -> String? {
         guard let grant else { return nil }

@@ -8,8 +8,10 @@ extension Coordinator {
     /// for after it leaves no gap; an inspector knows it misses nothing from then on).
     /// - Parameters:
     ///   - address: where the subscriber connects from (ZeroMQ's `Peer-Address`), if known.
-    ///   - applied: `false` for a subscription flowd refused (with CURVE, a topic the key is not granted): libzmq
-    ///     keeps it all the same, and it counts as unproven (``UnprovenSubscriptions``).
+    ///   - applied: for a subscription, `false` when flowd refused it (with CURVE, a topic the key is not granted):
+    ///     libzmq keeps it all the same, and it counts as unproven (``UnprovenSubscriptions``). For an
+    ///     unsubscription, whether it names a key granted the topic (with CURVE, the end of a connection names
+    ///     none, and an explicit one by a key not granted the topic changes nothing).
     public mutating func subscription(
         _ topic: [UInt8],
         subscribed: Bool,
@@ -20,8 +22,12 @@ extension Coordinator {
         self.now = max(self.now, now)
         output = []
         noteSubscription(topic, subscribed: subscribed, address: address, applied: applied)
-        guard applied else { return output }
-        inspection.count(topic, subscribed: subscribed)
+        if subscribed {
+            inspection.subscribed(topic, applied: applied)
+            guard applied else { return output }
+        } else {
+            inspection.unsubscribed(topic, attributed: applied)
+        }
         let text = String(decoding: topic, as: UTF8.self)
         if subscribed, ["cmd/", "ins/", "inb/"].contains(where: text.hasPrefix) {
             // `cmd/<session>/<presenter>`, `ins/<session>/<kind>`, `inb/<session>/` or a prefix of them; a

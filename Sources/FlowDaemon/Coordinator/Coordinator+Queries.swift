@@ -5,6 +5,15 @@ import Foundation
 extension Coordinator {
     /// Answers an inspector's question.
     mutating func query(_ query: Query, from peer: Peer, header: Header) {
+        if let registered = peer.session, let named = header.session, named != registered.rawValue {
+            reply(
+                to: peer.id,
+                correlation: header.id,
+                error: .wrongSession,
+                "you are registered for session \(registered), not \(LogText.quoted(named))"
+            )
+            return
+        }
         let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
         if let session, ["tree", "drops", "endSession"].contains(query.what),
             let denial = authorizationRefusal(of: peer, in: session, acting: query.what == "endSession")
@@ -115,14 +124,23 @@ extension Coordinator {
 
     /// A guard's answer (its header names the question's session).
     mutating func guardAnswer(_ answer: GuardAnswer, from peer: Peer, header: Header) {
-        guard peer.role == .guard, let session = header.session.map({ SessionID($0) }),
-            authorizationRefusal(of: peer, in: session, acting: true) == nil
-        else {
+        guard peer.role == .guard, let session = header.session.map({ SessionID($0) }) else {
             reply(
                 to: peer.id,
                 correlation: header.id,
                 error: .notAGuard,
-                "only guards answer, naming the session in the header (one their key is granted)"
+                "only guards answer, naming the question's session in the header"
+            )
+            return
+        }
+        if let refusal = peer.session.flatMap({ $0 == session ? nil : "you are the guard of session \($0)" })
+            ?? authorizationRefusal(of: peer, in: session, acting: true)
+        {
+            reply(
+                to: peer.id,
+                correlation: header.id,
+                error: .notAllowed,
+                "\(refusal): you may not answer for session \(LogText.quoted(session.rawValue))"
             )
             return
         }

@@ -36,6 +36,10 @@ extension Coordinator {
             reply(to: peer, correlation: correlation, error: .notAllowed, refusal)
             return
         }
+        if let problem = Self.reservedNameProblem(hello) {
+            reply(to: peer, correlation: correlation, error: .malformedBody, problem)
+            return
+        }
         let session = hello.session.map { SessionID($0) }
         if session == nil && (hello.role == .stepper || hello.role == .presenter) {
             reply(
@@ -65,7 +69,8 @@ extension Coordinator {
             return
         }
         var created = false
-        if let session, !engine.hasSession(session) {
+        // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing).
+        if let session, hello.role == .stepper || hello.role == .presenter, !engine.hasSession(session) {
             if let refusal = sessionCreationRefusal(by: peer) {
                 reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
                 return
@@ -114,6 +119,19 @@ extension Coordinator {
             session: session,
             ["peer": .string(peer), "name": .string(name), "role": .string(hello.role.rawValue)]
         )
+    }
+
+    /// Why a HELLO's session or name cannot be used, or `nil`: `-` stands for no session in topics (`inb/-/`), and a
+    /// presenter's name ends its topic (`cmd/<session>/<name>`), so it holds no `/`.
+    static func reservedNameProblem(_ hello: Hello) -> String? {
+        if hello.session == "-" {
+            return "session '-' is reserved: it stands for no session in topics (inb/-/, ins/-/)"
+        }
+        if hello.role == .presenter, let name = hello.name ?? Optional(hello.id), name.contains("/") {
+            return
+                "a presenter's name may not hold '/' ('\(LogText.quoted(name))'): it ends its topic cmd/<session>/<name>; give a name (HELLO's name) without one"
+        }
+        return nil
     }
 
     /// Starts a session of the flows: its root flow and first steps.

@@ -205,10 +205,14 @@ extension Coordinator {
             step: request.question.step,
             deadline: request.deadline.milliseconds + wallOffset
         )
-        guard
-            let peer = peers.values.filter({ $0.role == .guard && $0.name == request.question.guardName }).map(\.id)
-                .min()
-        else {
+        // A guard of that name in the question's session, else one without a session whose key is granted it; the
+        // first by id. Never a guard of another session: it would see the step and its parameters.
+        let named = peers.values.filter { $0.role == .guard && $0.name == request.question.guardName }
+        let own = named.filter { $0.session == request.session }
+        let shared = named.filter {
+            $0.session == nil && authorizationRefusal(of: $0, in: request.session, acting: false) == nil
+        }
+        guard let peer = (own.isEmpty ? shared : own).map(\.id).min() else {
             inspect(.guardMissing, session: request.session, ["guard": .string(request.question.guardName)])
             return
         }

@@ -138,6 +138,17 @@ public struct Coordinator: Sendable {
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
+        // With CURVE a connection speaks only under its key's id (the ZAP handler refuses others; this holds even if
+        // a connection had taken another's routing id).
+        if configuration.curve != nil, userID != peer {
+            reply(
+                to: peer,
+                correlation: envelope.header.id,
+                error: .idNotAllowed,
+                "this connection's key is registered for '\(LogText.quoted(userID ?? ""))', not '\(LogText.quoted(peer))': set the DEALER's routing id to your key's id"
+            )
+            return output
+        }
         if let index = peers.index(forKey: peer) {
             peers.values[index].lastHeard = self.now
             if let session = peers.values[index].session {
@@ -225,6 +236,10 @@ public struct Coordinator: Sendable {
                 error: .notRegistered,
                 "say HELLO before \(envelope.message.type.rawValue)"
             )
+            return
+        }
+        if let refusal = roleRefusal(of: registered, for: envelope.message) {
+            reply(to: peer, correlation: header.id, error: .notAllowed, refusal)
             return
         }
         switch envelope.message {

@@ -349,6 +349,14 @@ public final class DaemonServer: Sendable {
                 )
                 return .deny(reason: "unknown key")
             }
+            // A connection takes the routing id it asks for (ROUTER_HANDOVER): only its own, or another key could
+            // take over a registered peer's replies and act as it.
+            guard request.routingID.isEmpty || request.routingID.elementsEqual(id.utf8) else {
+                logger.info(
+                    "refused a connection of '\(LogText.quoted(id))' asking for the routing id '\(LogText.quoted(String(decoding: request.routingID, as: UTF8.self)))'"
+                )
+                return .deny(reason: "a key's connections take its own id as their routing id")
+            }
             return .allow(userID: id)
         }
         for socket in sockets {

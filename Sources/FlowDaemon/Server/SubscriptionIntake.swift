@@ -51,9 +51,16 @@ struct SubscriptionIntake {
             let topic = Array(frame.dropFirst())
             var applied = true
             if manual {
-                // Applied for this subscriber (the one just heard) only if its key is granted the topic.
-                if kind == 0 || coordinator.allowsSubscription(topic, userID: message.userID) {
-                    try events.setOption(kind == 1 ? .subscribe : .unsubscribe, topic)
+                // Applied for this subscriber (the one just heard) only if its key is granted the topic. An
+                // unsubscription is always passed on (it removes only what this subscriber has); it counts when
+                // it names a granted key (attributed) or none (the end of a connection), never otherwise.
+                let granted = coordinator.allowsSubscription(topic, userID: message.userID)
+                if kind == 0 {
+                    try events.setOption(.unsubscribe, topic)
+                    guard granted || message.userID == nil else { continue }
+                    applied = granted
+                } else if granted {
+                    try events.setOption(.subscribe, topic)
                 } else {
                     coordinator.subscriptionRefused(topic, userID: message.userID)
                     applied = false
