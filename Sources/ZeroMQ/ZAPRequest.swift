@@ -3,9 +3,9 @@
 public struct ZAPRequest: Sendable, Hashable {
     /// The server socket's ZAP domain.
     public let domain: String
-    /// The peer's address, such as `127.0.0.1` (empty for ipc).
+    /// The peer's address: its IP address over tcp (`127.0.0.1`), `localhost:uid:gid:pid` over ipc.
     public let address: String
-    /// The routing id the peer announced, possibly empty.
+    /// The routing id of the *server* socket (libzmq 4.3 sends its own socket's, not the peer's), usually empty.
     public let routingID: [UInt8]
     /// The security mechanism: `NULL`, `PLAIN` or `CURVE`.
     public let mechanism: String

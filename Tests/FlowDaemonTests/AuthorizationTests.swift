@@ -52,44 +52,37 @@ import ZeroMQ
         _ = try presenterB.expectPublished { if case .commands(let batch) = $0 { batch } else { nil } }
 
         // Tried with A's stepper key: HELLO in session b, HELLO as a presenter or an inspector of a.
-        let intruder = try peer("a/app", "b", appA)
-        try intruder.send(.hello(Hello(role: .stepper, id: "a/app", name: "app", session: "b")))
-        #expect(try refusal(intruder).code == "notAllowed")
-        try intruder.send(.hello(Hello(role: .presenter, id: "a/app", name: "main", session: "a")))
-        #expect(try refusal(intruder).message.contains("role presenter"))
-        try intruder.send(.hello(Hello(role: .inspector, id: "a/app", name: "spy", session: nil)))
-        #expect(try refusal(intruder).code == "notAllowed")
-        // Registered in a, a STEP naming b in its header is refused as another session's.
         let stepperA = try peer("a/app", "a", appA)
+        try stepperA.send(.hello(Hello(role: .stepper, id: "a/app", name: "app", session: "b")))
+        #expect(try refusal(stepperA).code == "notAllowed")
+        try stepperA.send(.hello(Hello(role: .presenter, id: "a/app", name: "main", session: "a")))
+        #expect(try refusal(stepperA).message.contains("role presenter"))
+        try stepperA.send(.hello(Hello(role: .inspector, id: "a/app", name: "spy", session: nil)))
+        #expect(try refusal(stepperA).code == "notAllowed")
         try stepperA.hello(.stepper, name: "app")
 
         // The reading inspector of a: reads a's tree; not b's, not b's sessions, and cannot act even in a.
-        let inspector = try peer("reader", "a", reader)
-        try inspector.send(.hello(Hello(role: .inspector, id: "reader", name: "reader", session: nil)))
-        _ = try inspector.expect { if case .welcome(let welcome) = $0 { welcome } else { nil } }
-        try inspector.send(.query(Query(what: "tree", arguments: ["session": "a"])))
-        _ = try inspector.expect { if case .reply(let reply) = $0 { reply } else { nil } }
-        try inspector.send(.query(Query(what: "tree", arguments: ["session": "b"])))
-        #expect(try refusal(inspector).code == "notAllowed")
-        try inspector.send(.query(Query(what: "endSession", arguments: ["session": "b"])))
-        #expect(try refusal(inspector).code == "notAllowed")
-        try inspector.send(.query(Query(what: "endSession", arguments: ["session": "a"])))
-        #expect(try refusal(inspector).message.contains("not act"))
-        try inspector.send(.query(Query(what: "sessions")))
-        let listed = try inspector.expect { message in
-            if case .reply(let reply) = message { reply.result.arrayValue } else { nil }
+        do {
+            let inspector = try peer("reader", "a", reader)
+            try inspector.send(.hello(Hello(role: .inspector, id: "reader", name: "reader", session: nil)))
+            _ = try inspector.expect { if case .welcome(let welcome) = $0 { welcome } else { nil } }
+            try inspector.send(.query(Query(what: "tree", arguments: ["session": "a"])))
+            _ = try inspector.expect { if case .reply(let reply) = $0 { reply } else { nil } }
+            try inspector.send(.query(Query(what: "tree", arguments: ["session": "b"])))
+            #expect(try refusal(inspector).code == "notAllowed")
+            try inspector.send(.query(Query(what: "endSession", arguments: ["session": "b"])))
+            #expect(try refusal(inspector).code == "notAllowed")
+            try inspector.send(.query(Query(what: "endSession", arguments: ["session": "a"])))
+            #expect(try refusal(inspector).message.contains("not act"))
+            try inspector.send(.query(Query(what: "sessions")))
+            let listed = try inspector.expect { message in
+                if case .reply(let reply) = message { reply.result.arrayValue } else { nil }
+            }
+            #expect(listed.compactMap { $0.objectValue?["session"]?.stringValue } == ["a"])
+            // A step injected into b, naming it in the header.
+            try inspector.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), session: "b")
+            #expect(try refusal(inspector).code == "notAllowed")
         }
-        #expect(listed.compactMap { $0.objectValue?["session"]?.stringValue } == ["a"])
-        let injected = try TestPeer(
-            "reader",
-            session: "b",
-            context: context,
-            control: control[0],
-            events: events[0],
-            curve: (reader, server.publicKey)
-        )
-        try injected.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)))
-        #expect(try refusal(injected).code == "notAllowed")
 
         // Subscriptions: the reader subscribes to b's commands and inspection stream, and to everything; nothing of b
         // reaches it, while b's presenter still gets b's commands.

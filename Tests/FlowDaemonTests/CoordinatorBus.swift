@@ -42,11 +42,23 @@ struct Bus {
         coordinator = Coordinator(specification: spec, configuration: configuration, epoch: "test", now: now)
     }
 
+    /// Sends as `peer`; with CURVE, its connection's key is that of the id `key` (its own by default).
     @discardableResult
-    mutating func send(_ message: Message, from peer: String, session: String? = "kiosk") -> [Envelope] {
+    mutating func send(
+        _ message: Message,
+        from peer: String,
+        session: String? = "kiosk",
+        key: String? = nil
+    ) -> [Envelope] {
         messageID += 1
         let header = Header(id: messageID, session: session, sender: peer, sentAt: now)
-        let out = coordinator.receive(codec.encode(Envelope(header: header, message: message)), from: peer, now: now)
+        let userID = configuration.curve == nil ? nil : (key ?? peer)
+        let out = coordinator.receive(
+            codec.encode(Envelope(header: header, message: message)),
+            from: peer,
+            userID: userID,
+            now: now
+        )
         sent += out
         return replies(out, to: peer)
     }

@@ -34,13 +34,13 @@ final class TestPeer {
         try subscriber.connect(events)
     }
 
-    /// Sends a message; returns its header id.
+    /// Sends a message, its header naming `session` (this peer's by default); returns its header id.
     @discardableResult
-    func send(_ message: FlowWire.Message) throws -> UInt64 {
+    func send(_ message: FlowWire.Message, session: String? = nil) throws -> UInt64 {
         lastID += 1
         let header = Header(
             id: lastID,
-            session: session,
+            session: session ?? self.session,
             sender: id,
             sentAt: Int64(Date().timeIntervalSince1970 * 1000)
         )

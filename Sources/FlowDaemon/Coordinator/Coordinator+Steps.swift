@@ -188,6 +188,9 @@ extension Coordinator {
             of: waiting.sequence,
             keeping: configuration.rememberedAcknowledgements
         )
+        // A sender that is gone resends the step once registered again, and gets this fate then; whoever holds its
+        // routing id meanwhile gets nothing.
+        guard peers[waiting.peer] != nil else { return }
         send(
             .stepAck(StepAck(sequence: waiting.sequence, fate: wire)),
             to: waiting.peer,

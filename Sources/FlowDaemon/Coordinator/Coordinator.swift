@@ -141,6 +141,11 @@ public struct Coordinator: Sendable {
         // With CURVE a connection speaks only under its key's id (the ZAP handler refuses others; this holds even if
         // a connection had taken another's routing id).
         if configuration.curve != nil, userID != peer {
+            // The registered peer of this id (if any) is forgotten: nothing more goes to whoever holds its id.
+            unregister(
+                peer,
+                reason: "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under its id"
+            )
             reply(
                 to: peer,
                 correlation: envelope.header.id,

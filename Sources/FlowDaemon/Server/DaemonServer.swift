@@ -79,7 +79,15 @@ public final class DaemonServer: Sendable {
         )
 
         let router = try Socket(.router, context: context)
-        try router.setOption(.routerHandover, true)
+        // A new connection under a connected peer's id takes it over (a restarted process), but with CURVE that
+        // would let one key take another's replies: then a connected id is kept, and dead connections are found by
+        // ZMTP heartbeats, so that the id is free again within the heartbeat timeout.
+        if configuration.curve == nil {
+            try router.setOption(.routerHandover, true)
+        } else {
+            try router.setOption(.heartbeatInterval, configuration.heartbeatInterval)
+            try router.setOption(.heartbeatTimeout, configuration.heartbeatTimeout)
+        }
         try router.setOption(.routerMandatory, true)
         try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
         try router.setOption(.sendHighWaterMark, Self.replyQueueLimit)
@@ -348,14 +356,6 @@ public final class DaemonServer: Sendable {
                     "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
                 )
                 return .deny(reason: "unknown key")
-            }
-            // A connection takes the routing id it asks for (ROUTER_HANDOVER): only its own, or another key could
-            // take over a registered peer's replies and act as it.
-            guard request.routingID.isEmpty || request.routingID.elementsEqual(id.utf8) else {
-                logger.info(
-                    "refused a connection of '\(LogText.quoted(id))' asking for the routing id '\(LogText.quoted(String(decoding: request.routingID, as: UTF8.self)))'"
-                )
-                return .deny(reason: "a key's connections take its own id as their routing id")
             }
             return .allow(userID: id)
         }
