@@ -94,9 +94,11 @@ public final class DaemonServer: Sendable {
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
-        // Subscriptions are all that comes in: each time flowd reads one, libzmq takes up to this many more into its
-        // tree of topics, ahead of what flowd has counted (SubscriptionIntake).
-        try events.setOption(.receiveHighWaterMark, 100)
+        // Subscriptions are all that comes in. Each time flowd uses the socket (to read or to publish), libzmq may
+        // take what a subscriber's connection holds, up to this many, into its tree of topics ahead of what flowd
+        // has counted (SubscriptionIntake): measured with 100, a subscription flood took flowd to 700 MiB while
+        // a stepper ticked; with 10, to 46 MiB. A subscriber that sends more waits (its socket fills).
+        try events.setOption(.receiveHighWaterMark, 10)
         // With CURVE, flowd decides each subscription itself, by the subscriber's key and its grant.
         let manualSubscriptions = configuration.curve != nil
         if manualSubscriptions {

@@ -13,6 +13,9 @@ struct SubscriberConnections {
     /// a few hundred; 64 KiB is a thousand subscriptions of the longest topics flowd publishes. (libzmq's tree keeps
     /// about 32 bytes per byte of a topic no other shares: at most some 2 MiB per connection.)
     static let byteLimit: UInt64 = 64 << 10
+    /// The most bytes a subscriber's connection may have waiting to be read: a subscriber's whole conversation
+    /// takes a few hundred, and a unix socket holds at most some 48 KiB.
+    static let waitingLimit = 16 << 10
 
     /// How long a process whose ipc connections were cut has its new ones cut too (ms), the first time: libzmq's
     /// XSUB sends all its subscriptions again on each new connection, faster than flowd reads them. Each cut
@@ -44,16 +47,17 @@ struct SubscriberConnections {
     }
 
     /// Cuts the connections of the peer at `address` (all of a process's over ipc; over tcp, the one of that host
-    /// that sent the most): shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
+    /// that sent the most, if it sent more than a subscriber that only subscribes to what it reads would, 4 KiB):
+    /// shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
     mutating func cut(address: String, now: Int64) -> Int {
         let matching = descriptors.filter { Self.peerAddress(of: $0)?.address == address }
         let chosen: [Int32]
         if matching.contains(where: { Self.peerAddress(of: $0)?.isLocal == true }) {
             chosen = Array(matching)
-            // A ban is remembered for as long again after it ends: a process cut again then is banned longer.
-            let length = banned[address].map { min(2 * $0.length, 600_000) } ?? Self.localBan
-            banned[address] = (now + length, length)
-        } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }) {
+            ban(address, now: now)
+        } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }),
+            Self.bytesReceived(on: heaviest) > Self.byteLimit / 16
+        {
             chosen = [heaviest]
         } else {
             chosen = []
@@ -66,16 +70,38 @@ struct SubscriberConnections {
         return chosen.count
     }
 
-    /// Cuts the tcp connections that sent more than ``byteLimit``. Returns how many, by address. The bytes a
-    /// connection sent are known before libzmq has read them, let alone flowd.
-    mutating func cutHeavySenders() -> [String: Int] {
+    /// Cuts the connections that sent more than ``byteLimit`` (tcp), or have more than ``waitingLimit`` waiting to
+    /// be read (ipc, where no total is kept: libzmq reads no further while flowd has not taken what it read). Returns how
+    /// many, by address. What a connection sent is known before libzmq has read it, let alone flowd.
+    mutating func cutHeavySenders(now: Int64) -> [String: Int] {
         var cut: [String: Int] = [:]
-        for descriptor in descriptors where Self.bytesReceived(on: descriptor) > Self.byteLimit {
-            cut[Self.peerAddress(of: descriptor)?.address ?? "?", default: 0] += 1
+        for descriptor in descriptors
+        where Self.bytesReceived(on: descriptor) > Self.byteLimit
+            || Self.bytesWaiting(on: descriptor) > Self.waitingLimit
+        {
+            let peer = Self.peerAddress(of: descriptor)
+            cut[peer?.address ?? "?", default: 0] += 1
             _ = shutdown(descriptor, Int32(SHUT_RDWR))
             descriptors.remove(descriptor)
+            if let peer, peer.isLocal {
+                ban(peer.address, now: now)
+            }
         }
         return cut
+    }
+
+    /// Cuts a process's new ipc connections for a while (see ``localBan``).
+    private mutating func ban(_ address: String, now: Int64) {
+        // A ban is remembered for as long again after it ends: a process cut again then is banned longer.
+        let length = banned[address].map { min(2 * $0.length, 600_000) } ?? Self.localBan
+        banned[address] = (now + length, length)
+    }
+
+    /// The bytes waiting to be read on a connection (`FIONREAD`); 0 when unknown.
+    static func bytesWaiting(on descriptor: Int32) -> Int {
+        var waiting: Int32 = 0
+        guard ioctl(descriptor, UInt(FIONREAD), &waiting) == 0 else { return 0 }
+        return Int(waiting)
     }
 
     /// The address ZeroMQ gives the peer of a connection, made the way libzmq makes it: the numeric host, and over

@@ -5,10 +5,10 @@ import ZeroMQ
 /// them to the coordinator, and cuts the subscribers that send more than a subscriber does.
 ///
 /// libzmq keeps every subscription of a connection, with no bound of its own, and it takes them into its tree of
-/// topics ahead of flowd: each time flowd reads one, libzmq may take in a whole pipe's worth (a thousand) more.
-/// So the connections that sent too many bytes are looked for every hundred subscriptions read, before the next
-/// ones, and cut (``SubscriberConnections``); the coordinator names, besides, the address that holds the most
-/// topics nobody publishes (``UnprovenSubscriptions``), which covers ipc, where no byte count is kept.
+/// topics ahead of flowd: each time flowd uses the socket, libzmq may take in a pipe's worth more (the events
+/// socket's receive high-water mark, 10). So the connections that sent too much are looked for every hundred
+/// subscriptions read, before the next ones, and cut (``SubscriberConnections``); the coordinator names, besides,
+/// the address that holds the most topics nobody publishes (``UnprovenSubscriptions``).
 struct SubscriptionIntake {
     /// Whether flowd applies each subscription itself (with CURVE: XPUB_MANUAL).
     let manual: Bool
@@ -36,13 +36,13 @@ struct SubscriptionIntake {
         }
     }
 
-    /// Takes up to 10 000 subscriptions waiting on `events` (the rest wait for the next turn, so that a subscriber
+    /// Takes up to 100 000 subscriptions waiting on `events` (the rest wait for the next turn, so that a subscriber
     /// that sends without end does not starve the loop); returns what the coordinator sends in answer.
     mutating func take(from events: Socket, into coordinator: inout Coordinator, now: Int64) throws -> [Outgoing] {
         var outgoing: [Outgoing] = []
         var taken = 0
         try cutHeavySenders(&coordinator, now: now)
-        while taken < 10_000, let message = try events.receive(dontWait: true) {
+        while taken < 100_000, let message = try events.receive(dontWait: true) {
             taken += 1
             if taken % 100 == 0 {
                 try cutHeavySenders(&coordinator, now: now)
@@ -89,7 +89,7 @@ struct SubscriptionIntake {
 
     private mutating func cutHeavySenders(_ coordinator: inout Coordinator, now: Int64) throws {
         try readMonitors(now: now)
-        for (address, count) in subscribers.cutHeavySenders() {
+        for (address, count) in subscribers.cutHeavySenders(now: now) {
             coordinator.subscribersCut(count, address: address)
         }
     }
