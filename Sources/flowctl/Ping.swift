@@ -6,7 +6,7 @@ struct Ping: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the round trip to flowd and print its version.",
         discussion: """
-            Exits 0 when flowd answers, 69 when it does not within --timeout.
+            Exits 0 when flowd answers, 69 when it does not within --connect-timeout.
 
             Examples:
               flowctl ping

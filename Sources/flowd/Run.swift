@@ -239,25 +239,42 @@ struct Run: AsyncParsableCommand {
     /// `ID=PUBLIC_KEY[:SESSIONS[:ROLES]]` read: the id, the 40-character key, and the grant when one is given;
     /// `nil` when the id or the key is missing or the grant cannot be read.
     static func authorization(_ entry: String) -> (id: String, key: String, grant: ClientGrant?)? {
-        guard let equals = entry.firstIndex(of: "=") else { return nil }
+        try? parseAuthorization(entry)
+    }
+
+    /// `ID=PUBLIC_KEY[:SESSIONS[:ROLES]]` read, or why it cannot be.
+    static func parseAuthorization(_ entry: String) throws -> (id: String, key: String, grant: ClientGrant?) {
+        let form =
+            "--authorize takes ID=PUBLIC_KEY (the 40 characters from `flowd keygen`), optionally followed by :SESSIONS[:ROLES] (kiosk-7,kiosk-8:stepper,presenter), not '\(entry.prefix(64))'"
+        guard let equals = entry.firstIndex(of: "=") else { throw ValidationError(form) }
         let id = String(entry[..<equals])
         let rest = entry[entry.index(after: equals)...]
         // A Z85 key may hold ':' itself: it is the first 40 characters.
         let key = String(rest.prefix(40))
-        guard !id.isEmpty, key.count == 40 else { return nil }
+        guard !id.isEmpty, key.count == 40 else { throw ValidationError(form) }
         let grantText = rest.dropFirst(40)
         guard !grantText.isEmpty else { return (id, key, nil) }
-        guard grantText.first == ":", let grant = try? ClientGrant(parsing: String(grantText.dropFirst())) else {
-            return nil
+        guard grantText.first == ":" else { throw ValidationError(form) }
+        do {
+            return (id, key, try ClientGrant(parsing: String(grantText.dropFirst())))
+        } catch {
+            throw ValidationError("--authorize \(id.prefix(64))=…: \(error)")
         }
-        return (id, key, grant)
     }
 
     func validate() throws {
-        for entry in authorized where Self.authorization(entry) == nil {
-            throw ValidationError(
-                "--authorize takes ID=PUBLIC_KEY (the 40 characters from `flowd keygen`), optionally followed by :SESSIONS[:ROLES] (kiosk-7,kiosk-8:stepper,presenter), not '\(entry.prefix(64))'"
-            )
+        var ids: Set<String> = []
+        var keys: Set<String> = []
+        for entry in authorized {
+            let (id, key, _) = try Self.parseAuthorization(entry)
+            guard ids.insert(id).inserted else {
+                throw ValidationError("--authorize names '\(id.prefix(64))' twice: one key per id")
+            }
+            guard keys.insert(key).inserted else {
+                throw ValidationError(
+                    "--authorize gives the same key to two ids ('\(id.prefix(64))' and another): a key is one client's"
+                )
+            }
         }
         let values = [
             ("--heartbeat-interval", heartbeatInterval), ("--heartbeat-timeout", heartbeatTimeout),

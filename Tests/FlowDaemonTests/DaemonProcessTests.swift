@@ -159,10 +159,17 @@ func endpoints(_ transport: String) -> [String] {
     }
 
     @Test func everyBadOptionIsRefusedWithAMessageAndNeverCrashesFlowd() throws {
-        // Tried: empty and one-sided --authorize, a key that is not one, values out of range (zero, negative,
-        // so large that arithmetic with them overflows), words where numbers go, an endpoint without a scheme.
+        // Tried: empty and one-sided --authorize, one id or one key twice, a grant with empty roles, an unknown
+        // role, a session pattern with spaces, a key that is not one, values out of range (zero, negative, so large
+        // that arithmetic with them overflows), words where numbers go, an endpoint without a scheme.
         let big = String(Int64.max)
+        let (one, two) = try (CurveKeyPair.generate().publicKey.z85, CurveKeyPair.generate().publicKey.z85)
         let cases: [([String], String)] = [
+            (["--authorize=x=\(one)", "--authorize=x=\(two)"], "--authorize names 'x' twice"),
+            (["--authorize=x=\(one)", "--authorize=y=\(one)"], "the same key to two ids"),
+            (["--authorize=x=\(one):b:"], "the roles after ':' are empty"),
+            (["--authorize=x=\(one):b:admin"], "'admin' is not a role"),
+            (["--authorize=x=\(one): b "], "' b ' is not a session pattern"),
             (["--authorize", "x="], "--authorize takes ID=PUBLIC_KEY"),
             (["--authorize", "=key"], "--authorize takes ID=PUBLIC_KEY"),
             (["--authorize", "nokey"], "--authorize takes ID=PUBLIC_KEY"),

@@ -24,12 +24,25 @@ public struct ClientGrant: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming what cannot be read.
     public init(parsing text: String) throws {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        let sessions = parts[0].split(separator: ",").map(String.init)
-        guard !sessions.isEmpty else {
+        let sessions = parts[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !parts[0].isEmpty else {
             throw ConfigurationError("a grant names its sessions (patterns such as kiosk-7, kiosk-* or *)")
+        }
+        for pattern in sessions where pattern.isEmpty || pattern.contains(where: \.isWhitespace) {
+            throw ConfigurationError(
+                "'\(pattern.prefix(32))' is not a session pattern: patterns are ids without spaces (kiosk-7), prefixes ending in * (kiosk-*), or *, separated by commas"
+            )
+        }
+        for pattern in sessions where pattern.dropLast().contains("*") {
+            throw ConfigurationError("'\(pattern.prefix(32))': a * ends a pattern (kiosk-*), or is the whole of it")
         }
         var roles = Set(GrantedRole.allCases)
         if parts.count > 1 {
+            guard !parts[1].isEmpty else {
+                throw ConfigurationError(
+                    "the roles after ':' are empty: name them (stepper, presenter, guard, inspector, control), or leave ':' out for every role"
+                )
+            }
             roles = []
             for word in parts[1].split(separator: ",") {
                 guard let role = GrantedRole(rawValue: String(word)) else {

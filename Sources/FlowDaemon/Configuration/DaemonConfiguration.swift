@@ -111,9 +111,16 @@ public struct CurveSettings: Sendable, Hashable {
                 "the CURVE secret key is not a key: give the 40 Z85 characters `flowd keygen` prints as its secret"
             )
         }
+        var idsByKey: [String: String] = [:]
         for (id, key) in authorizedKeys.sorted(by: { $0.key < $1.key }) {
             guard !id.isEmpty else {
                 throw ConfigurationError("an authorized key has no client id")
+            }
+            // A key is bound to one id: under two, only one would ever be used.
+            if let other = idsByKey.updateValue(id, forKey: key) {
+                throw ConfigurationError(
+                    "the same key is authorized for '\(other.prefix(64))' and '\(id.prefix(64))': a key is one client's, under one id"
+                )
             }
             guard (try? CurveKey(z85: key)) != nil else {
                 throw ConfigurationError(

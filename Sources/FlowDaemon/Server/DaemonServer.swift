@@ -154,6 +154,18 @@ public final class DaemonServer: Sendable {
                 if socket === router { bound.control.append(last) } else { bound.events.append(last) }
             }
         }
+        if !boundFiles.isEmpty {
+            if configuration.curve == nil, let mode = configuration.ipcMode, mode & 0o002 != 0 {
+                logger.warning(
+                    "the ipc socket files are writable by every user (ipcMode \(String(mode, radix: 8))) and there is no CURVE: any local user can step, present and end sessions; give a group instead (ipcMode 0660, ipcGroup)"
+                )
+            }
+            if configuration.ipcGroup != nil, (configuration.ipcMode ?? 0) & 0o020 == 0 {
+                logger.warning(
+                    "ipcGroup is set, but the ipc socket files' mode does not let the group write (connecting takes write permission): add ipcMode 0660"
+                )
+            }
+        }
         let controlList = bound.control.joined(separator: " ")
         let eventsList = bound.events.joined(separator: " ")
         logger.info(
