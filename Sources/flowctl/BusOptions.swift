@@ -69,7 +69,8 @@ struct BusOptions: ParsableArguments {
         do {
             return try await InspectorClient.connect(options: clientOptions)
         } catch let error as FlowBusError where error.code == .unreachable {
-            let problem = IPCAccess.problem(with: clientOptions.endpoints.control).map { ": \($0)" } ?? ""
+            // The client says why when it knows (a refused key, a failed handshake, a socket file not writable).
+            let problem = error.message.split(separator: "; ", maxSplits: 1).dropFirst().first.map { ": \($0)" } ?? ""
             printError(
                 "flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)\(problem)"
             )

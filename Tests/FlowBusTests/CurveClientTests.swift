@@ -28,7 +28,7 @@ import ZeroMQ
         #expect(try await stepper.emit("dashboardIsRequired").isAccepted)
         try await presenter.wait { _ in presenter.visibleNames.last == "WishlistTable" }
 
-        // A key flowd does not know never gets a WELCOME: the client says flowd is unreachable.
+        // A key flowd does not know never gets a WELCOME: the client says flowd is unreachable, and why.
         let stranger = try CurveKeyPair.generate()
         await #expect {
             _ = try await StepperClient.connect(
@@ -38,6 +38,7 @@ import ZeroMQ
             )
         } throws: { error in
             (error as? FlowBusError)?.code == .unreachable
+                && (error as? FlowBusError)?.message.contains("not authorized there") == true
         }
         await stepper.close()
         await presenter.presenter.close()

@@ -31,6 +31,18 @@ import ZeroMQ
 
         let plain = try run(flowctl, ["ping", "--connect-timeout", "300"] + endpoints)
         #expect(plain.status == 69)
+        #expect(plain.errors.contains("flowd may require CURVE"), "\(plain.errors)")
+        // A key flowd does not know: refused in the handshake, and flowctl says so.
+        let stranger = try CurveKeyPair.generate()
+        let refused = try run(
+            flowctl,
+            [
+                "ping", "--connect-timeout", "500", "--curve-secret-key=\(stranger.secretKey.z85)",
+                "--curve-server-key=\(server.publicKey.z85)",
+            ] + endpoints
+        )
+        #expect(refused.status == 69)
+        #expect(refused.errors.contains("its CURVE key is not authorized there"), "\(refused.errors)")
         // Tried: one key without the other, a key that is not Z85.
         #expect(try run(flowctl, ["ping", "--curve-secret-key=\(operator_.secretKey.z85)"] + endpoints).status == 64)
         let bad = try run(flowctl, ["ping", "--curve-secret-key=short", "--curve-server-key=short"] + endpoints)

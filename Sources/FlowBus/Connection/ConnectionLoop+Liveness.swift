@@ -1,5 +1,6 @@
 import FlowWire
 import Foundation
+import ZeroMQ
 
 extension ConnectionLoop {
     /// The next moment something must be done even without traffic.
@@ -22,6 +23,22 @@ extension ConnectionLoop {
         return deadline
     }
 
+    /// What a failed handshake means for the user, from the monitor's event.
+    static func describeHandshakeFailure(_ event: MonitorEvent, curve: Bool) -> String {
+        switch event.kind {
+        case .handshakeFailedAuthentication where curve:
+            return
+                "flowd refused this client in the handshake (status \(event.value)): its CURVE key is not authorized there, or flowd holds as many connections as it may"
+        case .handshakeFailedAuthentication:
+            return
+                "flowd refused the connection in the handshake (status \(event.value)): it holds as many connections as it may, or it requires CURVE"
+        default:
+            return curve
+                ? "the CURVE handshake with flowd failed: is the server key flowd's public key, and does flowd use CURVE?"
+                : "the handshake with flowd failed: flowd may require CURVE (give its public key and this client's secret key)"
+        }
+    }
+
     /// Deadlines: the connect timeout, answers not given in time, heartbeats, silence, retries.
     func keepAlive() {
         let now = clock.now
@@ -31,7 +48,8 @@ extension ConnectionLoop {
                     FlowBusError(
                         .unreachable,
                         "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); "
-                            + (IPCAccess.problem(with: setup.options.endpoints.control) ?? "is it running?")
+                            + (handshakeProblem ?? IPCAccess.problem(with: setup.options.endpoints.control)
+                                ?? "is it running?")
                     )
                 )
             )

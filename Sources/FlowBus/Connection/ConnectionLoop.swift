@@ -41,6 +41,8 @@ final class ConnectionLoop {
 
     var dealer: Socket
     var monitor: SocketMonitor
+    /// Why the last handshake with flowd failed, if one did: said when flowd does not answer.
+    var handshakeProblem: String?
     var subscriber: Socket?
     var subscriberMonitor: SocketMonitor?
     var poller = Poller()
@@ -249,6 +251,8 @@ final class ConnectionLoop {
     private func watchConnection() {
         while let event = try? monitor.next() {
             switch event.kind {
+            case .handshakeFailedAuthentication, .handshakeFailedProtocol, .handshakeFailedNoDetail:
+                handshakeProblem = Self.describeHandshakeFailure(event, curve: setup.options.curve != nil)
             case .connected:
                 connected = true
                 registered = false
