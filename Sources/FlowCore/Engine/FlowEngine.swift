@@ -147,8 +147,12 @@ public struct FlowEngine: Sendable {
     ///
     /// - Throws: ``FlowCoreError/Code/limitReached`` when the data would hold more than
     ///   ``EngineOptions/maxSessionDataBytes`` (nothing changes); ``FlowCoreError/Code/unknownSession``.
-    /// - Parameter checkingLimit: `false` to set data taken before, as when a journal is replayed (the limit may
-    ///   have been lowered since).
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - value: its value; `nil` removes it.
+    ///   - id: the session.
+    ///   - checkingLimit: `false` to set data taken before, as when a journal is replayed (the limit may have been
+    ///     lowered since).
     public mutating func setSessionData(
         _ key: String,
         _ value: JSONValue?,
