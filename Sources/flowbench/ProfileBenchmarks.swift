@@ -99,8 +99,10 @@ enum ProfileBenchmarks {
     static func coordinatorRate(steps: Int, flows: String, watched: Bool) throws -> Double {
         let specification = try FlowSpecification.load(contentsOf: flows)
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
-        // One peer sends everything here, far above a real peer's allowance.
-        configuration.peerMessageRate = 100_000_000
+        // One peer sends everything here, far above a real peer's allowance (and the clock does not move): no
+        // message or byte budget.
+        configuration.peerMessageRate = 0
+        configuration.peerByteRate = 0
         // The worst case for a watcher: an EVENTS message for every step, as at light load.
         configuration.inspectionBatchDelay = .zero
         var logger = Logger(label: "flowbench")
