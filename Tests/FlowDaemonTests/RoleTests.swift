@@ -136,3 +136,46 @@ extension Bus {
         }.last ?? 0
     }
 }
+
+/// With CURVE, after a control connection ended, what is sent under a registered peer's id waits until the peer's
+/// own key speaks there: the connection under the id may be another key's that sent nothing (a passive intruder
+/// that took the id of a peer whose connection closed would otherwise get its fates and guard questions).
+@Suite struct UnverifiedPeerTests {
+    @Test func afterAConnectionEndsFatesAndQuestionsWaitForThePeersOwnKey() throws {
+        let keys = Dictionary(uniqueKeysWithValues: ["b/app", "b/guard"].map { ($0, "unused") })
+        var bus = try Bus(flows: guardedAboutFlows) {
+            $0.curve = CurveSettings(secretKey: "unused", authorizedKeys: keys)
+        }
+        _ = bus.hello(.guard, "b/guard", name: "permissions", session: "b")
+        _ = bus.hello(.stepper, "b/app", name: "app", session: "b")
+        // A control connection ends (flowd cannot tell whose): every peer must be heard again.
+        bus.coordinator.controlConnectionEnded()
+        // The stepper's step: it speaks, so it is heard; the guard's question waits for the guard.
+        _ = bus.send(.step(StepMessage(step: Step("about"), sequence: 1)), from: "b/app", session: "b")
+        #expect(bus.lastQuestion(to: "b/guard") == 0)
+        // The stepper's connection ends too; the guard speaks (a heartbeat): its question comes now.
+        bus.coordinator.controlConnectionEnded()
+        _ = bus.send(.heartbeat(Heartbeat()), from: "b/guard", session: "b")
+        let question = bus.lastQuestion(to: "b/guard")
+        #expect(question != 0)
+        // Its answer decides the step; the fate waits for the stepper's own key.
+        let answered = bus.send(
+            .guardAnswer(GuardAnswer(question: question, allowed: true)),
+            from: "b/guard",
+            session: "b"
+        )
+        #expect(error(answered) == nil)
+        #expect(fate(bus.replies(bus.sent, to: "b/app")) == nil)
+        let heard = bus.send(.heartbeat(Heartbeat()), from: "b/app", session: "b")
+        #expect(fate(heard)?.accepted == true)
+        // Without CURVE nothing waits.
+        var plain = try Bus(flows: guardedAboutFlows)
+        _ = plain.hello(.stepper, "b/app", name: "app", session: "b")
+        plain.coordinator.controlConnectionEnded()
+        #expect(plain.coordinator.unverifiedCount == 0)
+    }
+}
+
+extension Coordinator {
+    var unverifiedCount: Int { unverified.count }
+}

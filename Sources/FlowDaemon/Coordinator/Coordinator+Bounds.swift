@@ -135,6 +135,31 @@ extension Coordinator {
         )
     }
 
+    /// A control connection ended. With CURVE, every registered peer is unverified until it speaks again: its id
+    /// may be taken by a connection of another key (libzmq gives a free id to whoever asks for it), so what is sent
+    /// under the id waits (at most ``heldLimit`` messages a peer) until the peer's own key is heard there.
+    public mutating func controlConnectionEnded() {
+        guard configuration.curve != nil else { return }
+        unverified.formUnion(peers.keys)
+    }
+
+    /// The most messages that wait for an unverified peer; beyond, they are dropped (the peer resends its steps
+    /// after WELCOME and gets their fates then).
+    static let heldLimit = 1000
+
+    /// Keeps a message for an unverified peer.
+    mutating func hold(_ outgoing: Outgoing, for peer: String) {
+        guard held[peer, default: []].count < Self.heldLimit else {
+            noteBoundHit(
+                "heldReplies",
+                "a peer not heard since a connection ended has too many replies waiting",
+                peer: peer
+            )
+            return
+        }
+        held[peer, default: []].append(outgoing)
+    }
+
     /// Forgets the session-creation allowances of peers that have a full minute's worth again.
     mutating func forgetFullCreationAllowances() {
         creationAllowances = creationAllowances.filter { now - $0.value.counted < 60_000 }

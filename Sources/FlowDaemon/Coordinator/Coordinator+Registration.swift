@@ -153,6 +153,8 @@ extension Coordinator {
 
     /// Forgets a peer; a presenter's screens become hidden (steps paused), not dismissed.
     mutating func unregister(_ peer: String, reason: String) {
+        unverified.remove(peer)
+        held[peer] = nil
         guard let registered = peers.removeValue(forKey: peer) else {
             return
         }

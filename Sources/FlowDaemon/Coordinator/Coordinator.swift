@@ -42,6 +42,11 @@ public struct Coordinator: Sendable {
     var unproven = UnprovenSubscriptions()
     var subscribersToCut: [String] = []
     var lastUnprovenRecheck: Int64 = .min / 2
+    /// With CURVE, after a control connection ended: the peers that have not spoken since, and what waits to be
+    /// sent to them. The connection under a peer's id may now be another key's that has sent nothing yet (a
+    /// connection takes a free id); what is sent under the id waits until the peer's own key speaks there.
+    var unverified: Set<String> = []
+    var held: [String: [Outgoing]] = [:]
     /// When each bound hit was last logged (at most once a second each).
     var boundsLogged: [String: Int64] = [:]
     var lastMessageID: UInt64 = 0
@@ -153,6 +158,10 @@ public struct Coordinator: Sendable {
                 "this connection's key is registered for '\(LogText.quoted(userID ?? ""))', not '\(LogText.quoted(peer))': set the DEALER's routing id to your key's id"
             )
             return output
+        }
+        // The peer's own key spoke under its id: what waited for it goes first.
+        if !unverified.isEmpty, unverified.remove(peer) != nil {
+            output += held.removeValue(forKey: peer) ?? []
         }
         if let index = peers.index(forKey: peer) {
             peers.values[index].lastHeard = self.now
@@ -297,7 +306,12 @@ public struct Coordinator: Sendable {
         guard !journal.isReplaying else { return }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
-        output.append(.toPeer(peer, codec.encode(Envelope(header: header, message: message))))
+        let outgoing = Outgoing.toPeer(peer, codec.encode(Envelope(header: header, message: message)))
+        if !unverified.isEmpty, unverified.contains(peer) {
+            hold(outgoing, for: peer)
+        } else {
+            output.append(outgoing)
+        }
         Counters.bump(&counters.messagesOut, message.type.rawValue)
         peers[peer]?.lastSent = now
     }

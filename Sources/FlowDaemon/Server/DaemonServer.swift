@@ -191,6 +191,15 @@ public final class DaemonServer: Sendable {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
             daemon.coordinator.wallOffset = DaemonClock.wallNow - clock.now
+            // Connections that ended are known before anything is sent in this turn: with CURVE, a peer whose
+            // connection may have ended is sent nothing until its key is heard again (a free id goes to whoever
+            // asks for it).
+            if configuration.curve != nil {
+                try intake.readMonitors(now: clock.now)
+                if intake.takeControlConnectionEnded() {
+                    daemon.coordinator.controlConnectionEnded()
+                }
+            }
             if !unread.isEmpty {
                 outgoing += daemon.coordinator.repliesDropped(unread, now: clock.now)
                 unread = [:]

@@ -18,6 +18,8 @@ struct SubscriptionIntake {
     let gate: ConnectionGate
     let logger: Logger
     private(set) var subscribers = SubscriberConnections()
+    /// Whether a control connection ended since ``takeControlConnectionEnded()`` was last called.
+    private var controlConnectionEnded = false
 
     init(manual: Bool, monitors: [SocketMonitor], eventsMonitor: Int, gate: ConnectionGate, logger: Logger) {
         self.manual = manual
@@ -32,17 +34,25 @@ struct SubscriptionIntake {
         try gate.count(monitors) { index, event in
             if index == eventsMonitor {
                 subscribers.note(event, now: now)
+            } else if event.kind == .disconnected {
+                controlConnectionEnded = true
             }
         }
     }
 
-    /// Takes up to 100 000 subscriptions waiting on `events` (the rest wait for the next turn, so that a subscriber
+    /// Whether a control connection ended since the last call.
+    mutating func takeControlConnectionEnded() -> Bool {
+        defer { controlConnectionEnded = false }
+        return controlConnectionEnded
+    }
+
+    /// Takes up to 1000 subscriptions waiting on `events` (the rest wait for the next turn, so that a subscriber
     /// that sends without end does not starve the loop); returns what the coordinator sends in answer.
     mutating func take(from events: Socket, into coordinator: inout Coordinator, now: Int64) throws -> [Outgoing] {
         var outgoing: [Outgoing] = []
         var taken = 0
         try cutHeavySenders(&coordinator, now: now)
-        while taken < 100_000, let message = try events.receive(dontWait: true) {
+        while taken < 1000, let message = try events.receive(dontWait: true) {
             taken += 1
             if taken % 100 == 0 {
                 try cutHeavySenders(&coordinator, now: now)
