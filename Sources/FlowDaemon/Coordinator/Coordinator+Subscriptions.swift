@@ -8,7 +8,9 @@ extension Coordinator {
         if subscribed {
             if !applied || !publishes(topic) {
                 unproven.add(topic, address: address ?? "")
-                if let offender = unproven.addressToCut() {
+                // At most one cut every 100 ms: what a cut gives back comes as unsubscriptions, a little later.
+                if now - lastUnprovenCut >= 100, let offender = unproven.addressToCut() {
+                    lastUnprovenCut = now
                     subscribersToCut.append(offender)
                     noteBoundHit(
                         "subscriptions",
@@ -31,6 +33,15 @@ extension Coordinator {
             peer: address,
             count: count
         )
+    }
+
+    /// The server cut `count` connections at `address` for holding the most unproven topics (`local`: every
+    /// connection of that process). Unless it cut one that ends over tcp, which gives its topics back as it ends,
+    /// what is counted for the address is forgotten.
+    public mutating func unprovenSubscribersCut(_ count: Int, at address: String, local: Bool) {
+        if count == 0 || local {
+            unproven.forget(address: address)
+        }
     }
 
     /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).

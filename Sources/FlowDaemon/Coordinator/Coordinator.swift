@@ -42,6 +42,7 @@ public struct Coordinator: Sendable {
     var unproven = UnprovenSubscriptions()
     var subscribersToCut: [String] = []
     var lastUnprovenRecheck: Int64 = .min / 2
+    var lastUnprovenCut: Int64 = .min / 2
     /// With CURVE, after a control connection ended: the peers that have not spoken since, and what waits to be
     /// sent to them. The connection under a peer's id may now be another key's that has sent nothing yet (a
     /// connection takes a free id); what is sent under the id waits until the peer's own key speaks there.

@@ -40,9 +40,9 @@ struct UnprovenSubscriptions: Sendable {
         }
     }
 
-    /// Over the limit: the address holding the most bytes of unproven topics, whose topics are forgotten at once
-    /// (its connections are cut, and libzmq drops their subscriptions; a topic subscribed twice on one connection
-    /// is given back once, so counting on would keep it forever). `nil` under the limit.
+    /// Over the limit: the address holding the most bytes of unproven topics; `nil` under the limit. Its topics are
+    /// given back as the connection cut ends (libzmq says so, topic by topic), or forgotten when nothing could be
+    /// cut there (``forget(address:)``).
     mutating func addressToCut() -> String? {
         guard bytes > Self.limit else { return nil }
         var held: [String: Int] = [:]
@@ -50,7 +50,13 @@ struct UnprovenSubscriptions: Sendable {
             held[entry.address, default: 0] += topic.count * entry.count
         }
         guard let (address, _) = held.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else { return nil }
-        forget { $1.address == address }
         return address
+    }
+
+    /// Forgets the topics first subscribed from `address`: all its connections were cut (ipc), or none could be
+    /// (no connection there sent more than a subscriber does: what is counted is stale, such as a topic subscribed
+    /// twice on one connection, which libzmq gives back once).
+    mutating func forget(address: String) {
+        forget { $1.address == address }
     }
 }

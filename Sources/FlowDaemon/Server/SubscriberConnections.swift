@@ -49,10 +49,11 @@ struct SubscriberConnections {
     /// Cuts the connections of the peer at `address` (all of a process's over ipc; over tcp, the one of that host
     /// that sent the most, if it sent more than a subscriber that only subscribes to what it reads would, 4 KiB):
     /// shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
-    mutating func cut(address: String, now: Int64) -> Int {
+    mutating func cut(address: String, now: Int64) -> (count: Int, local: Bool) {
         let matching = descriptors.filter { Self.peerAddress(of: $0)?.address == address }
         let chosen: [Int32]
-        if matching.contains(where: { Self.peerAddress(of: $0)?.isLocal == true }) {
+        let local = matching.contains { Self.peerAddress(of: $0)?.isLocal == true }
+        if local {
             chosen = Array(matching)
             ban(address, now: now)
         } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }),
@@ -67,7 +68,7 @@ struct SubscriberConnections {
             _ = shutdown(descriptor, Int32(SHUT_RDWR))
             descriptors.remove(descriptor)
         }
-        return chosen.count
+        return (chosen.count, local)
     }
 
     /// Cuts the connections that sent more than ``byteLimit`` (tcp), or have more than ``waitingLimit`` waiting to

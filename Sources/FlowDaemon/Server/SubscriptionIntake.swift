@@ -90,9 +90,12 @@ struct SubscriptionIntake {
         }
         for address in toCut {
             let cut = subscribers.cut(address: address, now: now)
-            logger.warning(
-                "cut \(cut) subscriber connection(s) at \(LogText.quoted(address)): they held the most subscriptions to topics flowd does not publish"
-            )
+            coordinator.unprovenSubscribersCut(cut.count, at: address, local: cut.local)
+            if cut.count > 0 {
+                logger.warning(
+                    "cut \(cut.count) subscriber connection(s) at \(LogText.quoted(address)): they held the most subscriptions to topics flowd does not publish"
+                )
+            }
         }
         return outgoing
     }
