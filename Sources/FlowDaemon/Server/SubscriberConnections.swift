@@ -9,10 +9,13 @@ import ZeroMQ
 /// host's connections, the one that sent the most bytes is cut: a subscriber sends a greeting and a few topics, so
 /// the one that sent thousands of subscriptions stands out.
 struct SubscriberConnections {
-    /// The most bytes a subscriber's tcp connection may send in all: its greeting, handshake and subscriptions take
-    /// a few hundred; 64 KiB is a thousand subscriptions of the longest topics flowd publishes. (libzmq's tree keeps
-    /// about 32 bytes per byte of a topic no other shares: at most some 2 MiB per connection.)
-    static let byteLimit: UInt64 = 64 << 10
+    /// The most bytes a subscriber's tcp connection may send in all: its greeting, handshake (CURVE's included) and
+    /// a few subscriptions take well under 1 KiB; 8 KiB is some 30 of the longest topics flowd publishes. libzmq's
+    /// tree keeps about 50 bytes per byte of a topic no other shares (measured: 500 000 topics of 64 bytes took
+    /// 1 GiB), so a connection holds at most some 400 KiB, and flowd as many times that as it takes connections.
+    static let byteLimit: UInt64 = 8 << 10
+    /// What a connection must have sent to be cut for holding unproven topics (a subscriber sends less).
+    static let unprovenFloor: UInt64 = 4 << 10
     /// The most bytes a subscriber's connection may have waiting to be read: a subscriber's whole conversation
     /// takes a few hundred, and a unix socket holds at most some 48 KiB.
     static let waitingLimit = 16 << 10
@@ -47,7 +50,8 @@ struct SubscriberConnections {
     }
 
     /// Cuts the connections of the peer at `address` (all of a process's over ipc; over tcp, the one of that host
-    /// that sent the most, if it sent more than a subscriber that only subscribes to what it reads would, 4 KiB):
+    /// that sent the most, if it sent more than a subscriber that only subscribes to what it reads would,
+    /// ``unprovenFloor``):
     /// shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
     mutating func cut(address: String, now: Int64) -> (count: Int, local: Bool) {
         let matching = descriptors.filter { Self.peerAddress(of: $0)?.address == address }
@@ -57,7 +61,7 @@ struct SubscriberConnections {
             chosen = Array(matching)
             ban(address, now: now)
         } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }),
-            Self.bytesReceived(on: heaviest) > Self.byteLimit / 16
+            Self.bytesReceived(on: heaviest) > Self.unprovenFloor
         {
             chosen = [heaviest]
         } else {
