@@ -107,13 +107,15 @@ import Testing
     @Test func inspectorsAndGuardsCreateNoSessionAndReservedNamesAreRefused() throws {
         var bus = try Bus()
         // Tried: an inspector and a guard naming a session that does not exist, the session '-', a presenter named
-        // with a slash (explicitly, and by default from its id).
+        // with a slash.
         #expect(error(bus.hello(.inspector, "watcher", session: "nowhere")) == nil)
         #expect(error(bus.hello(.guard, "nowhere/guard", name: "permissions", session: "nowhere")) == nil)
         #expect(!bus.engineHasSession("nowhere"))
         #expect(error(bus.hello(.stepper, "dash/app", name: "app", session: "-"))?.message.contains("reserved") == true)
         #expect(error(bus.hello(.presenter, "kiosk/left", name: "left/main"))?.code == "malformedBody")
-        #expect(error(bus.hello(.presenter, "kiosk/left", name: nil))?.message.contains("'/'") == true)
+        // A presenter without a name is named after the end of its id.
+        #expect(error(bus.hello(.presenter, "kiosk/left", name: nil)) == nil)
+        #expect(bus.coordinator.peers["kiosk/left"]?.name == "left")
         #expect(!bus.engineHasSession("-"))
         // A stepper creates its session as ever.
         #expect(error(bus.hello(.stepper, "nowhere/app", name: "app", session: "nowhere")) == nil)

@@ -50,7 +50,7 @@ extension Coordinator {
             )
             return
         }
-        let name = hello.name ?? hello.id
+        let name = Self.name(of: hello)
         if let session,
             let other = peers.values.first(where: {
                 $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
@@ -121,13 +121,21 @@ extension Coordinator {
         )
     }
 
+    /// The name a HELLO registers: its `name`, else its id (a presenter's: the part after the id's last `/`, so that
+    /// `kiosk-7/main` is presenter `main`, whose topic is `cmd/kiosk-7/main`).
+    static func name(of hello: Hello) -> String {
+        if let name = hello.name { return name }
+        guard hello.role == .presenter, let slash = hello.id.lastIndex(of: "/") else { return hello.id }
+        return String(hello.id[hello.id.index(after: slash)...])
+    }
+
     /// Why a HELLO's session or name cannot be used, or `nil`: `-` stands for no session in topics (`inb/-/`), and a
     /// presenter's name ends its topic (`cmd/<session>/<name>`), so it holds no `/`.
     static func reservedNameProblem(_ hello: Hello) -> String? {
         if hello.session == "-" {
             return "session '-' is reserved: it stands for no session in topics (inb/-/, ins/-/)"
         }
-        if hello.role == .presenter, let name = hello.name ?? Optional(hello.id), name.contains("/") {
+        if hello.role == .presenter, case let name = Self.name(of: hello), name.contains("/") {
             return
                 "a presenter's name may not hold '/' ('\(LogText.quoted(name))'): it ends its topic cmd/<session>/<name>; give a name (HELLO's name) without one"
         }

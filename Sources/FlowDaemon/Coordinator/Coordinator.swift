@@ -144,8 +144,8 @@ public struct Coordinator: Sendable {
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
-        // With CURVE a connection speaks only under its key's id (the ZAP handler refuses others; this holds even if
-        // a connection had taken another's routing id).
+        // With CURVE a connection speaks only under its key's id: a connection that took another's free id (flowd
+        // does not hand over a connected one) is refused whatever it says.
         if configuration.curve != nil, userID != peer {
             // The registered peer of this id (if any) is forgotten: nothing more goes to whoever holds its id.
             unregister(
