@@ -16,6 +16,8 @@ final class ConnectionGate: Sendable {
     let cap: Int
     private let open = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
+    /// Peers (ZeroMQ's peer address: `localhost:uid:gid:pid` over ipc) refused in the handshake until when.
+    private let bans = Mutex<[String: ContinuousClock.Instant]>([:])
 
     /// A gate taking at most `cap` connections.
     init(cap: Int) {
@@ -40,8 +42,25 @@ final class ConnectionGate: Sendable {
         }
     }
 
-    /// The ZAP handler's decision about a new connection: refused at the cap. Called on the ZAP thread.
-    func admits() -> Bool {
+    /// Refuses the peer at `address` in the handshake for `duration` (an ipc process cut for flooding: refused
+    /// before its connection costs anything, where a connection accepted and cut at once still costs libzmq).
+    func ban(_ address: String, for duration: Duration) {
+        bans.withLock { $0[address] = ContinuousClock.now + duration }
+    }
+
+    /// The ZAP handler's decision about a new connection from `address`: refused at the cap, or while the address
+    /// is banned. Called on the ZAP thread.
+    func admits(_ address: String) -> Bool {
+        let banned = bans.withLock { bans in
+            guard !bans.isEmpty else { return false }
+            let now = ContinuousClock.now
+            bans = bans.filter { $0.value > now }
+            return bans[address] != nil
+        }
+        if banned {
+            refused.add(1, ordering: .relaxed)
+            return false
+        }
         guard open.load(ordering: .relaxed) >= cap else { return true }
         refused.add(1, ordering: .relaxed)
         return false

@@ -368,8 +368,8 @@ public final class DaemonServer: Sendable {
         let curved = curve != nil
         let logger = logger
         let handler = try ZAPHandler(context: context) { request in
-            guard gate.admits() else {
-                return .deny(reason: "too many connections")
+            guard gate.admits(request.address) else {
+                return .deny(reason: "too many connections, or this process was cut for flooding")
             }
             guard curved else {
                 return .allow(userID: "")

@@ -29,6 +29,12 @@ struct SubscriberConnections {
     /// The ipc peers (`localhost:uid:gid:pid`) whose connections are cut as they come: until when (ms), and how
     /// long the last ban was.
     private var banned: [String: (until: Int64, length: Int64)] = [:]
+    /// Where bans are also made known to the ZAP handler, which then refuses the process in the handshake.
+    let gate: ConnectionGate?
+
+    init(gate: ConnectionGate? = nil) {
+        self.gate = gate
+    }
 
     /// Follows the events socket's monitor: accepted connections come in (or are cut at once, from a process
     /// cut less than ``localBan`` ago), closed ones go.
@@ -100,6 +106,7 @@ struct SubscriberConnections {
         // A ban is remembered for as long again after it ends: a process cut again then is banned longer.
         let length = banned[address].map { min(2 * $0.length, 600_000) } ?? Self.localBan
         banned[address] = (now + length, length)
+        gate?.ban(address, for: .milliseconds(length))
     }
 
     /// The bytes waiting to be read on a connection (`FIONREAD`); 0 when unknown.

@@ -17,7 +17,7 @@ struct SubscriptionIntake {
     let eventsMonitor: Int
     let gate: ConnectionGate
     let logger: Logger
-    private(set) var subscribers = SubscriberConnections()
+    private(set) var subscribers: SubscriberConnections
     /// Whether a control connection ended since ``takeControlConnectionEnded()`` was last called.
     private var controlConnectionEnded = false
 
@@ -27,6 +27,7 @@ struct SubscriptionIntake {
         self.eventsMonitor = eventsMonitor
         self.gate = gate
         self.logger = logger
+        self.subscribers = SubscriberConnections(gate: gate)
     }
 
     /// Reads the monitors: connections counted by the gate, the events socket's followed here.
