@@ -44,6 +44,16 @@ extension Coordinator {
         }
     }
 
+    /// New connections of a process cut for flooding with subscriptions, refused in the handshake while it is
+    /// banned: counted (`boundsHit.bannedConnections`) and logged at most once a second.
+    public mutating func bannedConnectionsRefused(_ count: Int) {
+        noteBoundHit(
+            "bannedConnections",
+            "refused new connections of a process cut for flooding with subscriptions (banned a while)",
+            count: count
+        )
+    }
+
     /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).
     public mutating func takeSubscribersToCut() -> [String] {
         defer { subscribersToCut = [] }

@@ -16,6 +16,7 @@ final class ConnectionGate: Sendable {
     let cap: Int
     private let open = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
+    private let refusedBanned = Atomic<Int>(0)
     /// Peers (ZeroMQ's peer address: `localhost:uid:gid:pid` over ipc) refused in the handshake until when.
     private let bans = Mutex<[String: ContinuousClock.Instant]>([:])
 
@@ -58,7 +59,7 @@ final class ConnectionGate: Sendable {
             return bans[address] != nil
         }
         if banned {
-            refused.add(1, ordering: .relaxed)
+            refusedBanned.add(1, ordering: .relaxed)
             return false
         }
         guard open.load(ordering: .relaxed) >= cap else { return true }
@@ -66,8 +67,13 @@ final class ConnectionGate: Sendable {
         return false
     }
 
-    /// Connections refused since the last call.
+    /// Connections refused at the cap since the last call.
     func takeRefused() -> Int {
         refused.exchange(0, ordering: .relaxed)
+    }
+
+    /// Connections of banned peers refused since the last call.
+    func takeRefusedBanned() -> Int {
+        refusedBanned.exchange(0, ordering: .relaxed)
     }
 }

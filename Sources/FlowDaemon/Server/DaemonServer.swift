@@ -251,6 +251,10 @@ public final class DaemonServer: Sendable {
                     if refused > 0 {
                         daemon.coordinator.connectionsRefused(refused, open: gate.connections, cap: gate.cap)
                     }
+                    let banned = gate.takeRefusedBanned()
+                    if banned > 0 {
+                        daemon.coordinator.bannedConnectionsRefused(banned)
+                    }
                 default:
                     break
                 }
