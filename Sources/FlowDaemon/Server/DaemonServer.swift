@@ -190,7 +190,13 @@ public final class DaemonServer: Sendable {
         loop: while !stopRequested.withLock({ $0 }) {
             let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
-            daemon.coordinator.wallOffset = DaemonClock.wallNow - clock.now
+            // The two clocks are read apart, in whole milliseconds: their difference jitters by one either way.
+            // Times flowd publishes must not go back, so the offset goes back only for a real step of the wall
+            // clock (more than a second).
+            let offset = DaemonClock.wallNow - clock.now
+            if offset > daemon.coordinator.wallOffset || daemon.coordinator.wallOffset - offset > 1000 {
+                daemon.coordinator.wallOffset = offset
+            }
             // Connections that ended are known before anything is sent in this turn: with CURVE, a peer whose
             // connection may have ended is sent nothing until its key is heard again (a free id goes to whoever
             // asks for it).
