@@ -160,16 +160,25 @@ func endpoints(_ transport: String) -> [String] {
 
     @Test func everyBadOptionIsRefusedWithAMessageAndNeverCrashesFlowd() throws {
         // Tried: empty and one-sided --authorize, one id or one key twice, a grant with empty roles, an unknown
-        // role, a session pattern with spaces, a key that is not one, values out of range (zero, negative, so large
+        // role, a session pattern with spaces, an id with a space or over 128 bytes, a trailing comma in roles, the
+        // reserved session '-', a key that is not one, values out of range (zero, negative, so large
         // that arithmetic with them overflows), words where numbers go, an endpoint without a scheme.
         let big = String(Int64.max)
         let (one, two) = try (CurveKeyPair.generate().publicKey.z85, CurveKeyPair.generate().publicKey.z85)
+        let secret = try CurveKeyPair.generate().secretKey.z85
         let cases: [([String], String)] = [
             (["--authorize=x=\(one)", "--authorize=x=\(two)"], "--authorize names 'x' twice"),
             (["--authorize=x=\(one)", "--authorize=y=\(one)"], "the same key to two ids"),
             (["--authorize=x=\(one):b:"], "the roles after ':' are empty"),
             (["--authorize=x=\(one):b:admin"], "'admin' is not a role"),
             (["--authorize=x=\(one): b "], "' b ' is not a session pattern"),
+            (["--curve-secret-key=\(secret)", "--authorize= x=\(one)"], "cannot be said in HELLO"),
+            (
+                ["--curve-secret-key=\(secret)", "--authorize=\(String(repeating: "i", count: 129))=\(one)"],
+                "at most 128 bytes"
+            ),
+            (["--authorize=x=\(one):b:stepper,"], "'' is not a role"),
+            (["--authorize=x=\(one):-:stepper"], "'-' is not a session"),
             (["--authorize", "x="], "--authorize takes ID=PUBLIC_KEY"),
             (["--authorize", "=key"], "--authorize takes ID=PUBLIC_KEY"),
             (["--authorize", "nokey"], "--authorize takes ID=PUBLIC_KEY"),

@@ -33,6 +33,9 @@ public struct ClientGrant: Sendable, Hashable {
                 "'\(pattern.prefix(32))' is not a session pattern: patterns are ids without spaces (kiosk-7), prefixes ending in * (kiosk-*), or *, separated by commas"
             )
         }
+        for pattern in sessions where pattern == "-" {
+            throw ConfigurationError("'-' is not a session (it stands for no session in topics): grant sessions by id")
+        }
         for pattern in sessions where pattern.dropLast().contains("*") {
             throw ConfigurationError("'\(pattern.prefix(32))': a * ends a pattern (kiosk-*), or is the whole of it")
         }
@@ -44,7 +47,7 @@ public struct ClientGrant: Sendable, Hashable {
                 )
             }
             roles = []
-            for word in parts[1].split(separator: ",") {
+            for word in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
                 guard let role = GrantedRole(rawValue: String(word)) else {
                     throw ConfigurationError(
                         "'\(word.prefix(32))' is not a role; grant stepper, presenter, guard, inspector or control"

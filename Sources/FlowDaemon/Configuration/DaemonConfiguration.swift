@@ -116,6 +116,12 @@ public struct CurveSettings: Sendable, Hashable {
             guard !id.isEmpty else {
                 throw ConfigurationError("an authorized key has no client id")
             }
+            // The id is what the client says in HELLO and sets as its routing id: one it could never say is refused.
+            guard id.utf8.count <= WireLimits.maxIdentifierLength, !id.contains(where: \.isWhitespace) else {
+                throw ConfigurationError(
+                    "the client id '\(id.prefix(64))' cannot be said in HELLO: ids are at most \(WireLimits.maxIdentifierLength) bytes, without spaces"
+                )
+            }
             // A key is bound to one id: under two, only one would ever be used.
             if let other = idsByKey.updateValue(id, forKey: key) {
                 throw ConfigurationError(
