@@ -178,6 +178,31 @@ extension Bus {
     }
 }
 
+extension UnverifiedPeerTests {
+    @Test func whatWaitsForAnUnverifiedPeerIsBoundedAndCounted() throws {
+        var bus = try Bus {
+            $0.curve = CurveSettings(secretKey: "unused", authorizedKeys: ["kiosk/app": "unused"])
+            $0.heartbeatInterval = .milliseconds(10)
+            $0.heartbeatTimeout = .seconds(3600)
+        }
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.coordinator.controlConnectionEnded()
+        let before = bus.sent.count
+        // The peer stays silent: a heartbeat a tick waits for it, up to the limit; the rest are dropped and counted.
+        for _ in 0..<(Coordinator.heldLimit + 5) {
+            bus.now += 10
+            bus.sent += bus.coordinator.tick(now: bus.now)
+        }
+        #expect(bus.replies(Array(bus.sent.dropFirst(before)), to: "kiosk/app").isEmpty)
+        #expect(bus.coordinator.held["kiosk/app"]?.count == Coordinator.heldLimit)
+        #expect(bus.coordinator.counters.boundsHit["heldReplies"] == 5)
+        // Heard again: everything that waited comes, in order, before the answer.
+        let heard = bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        #expect(heard.count == Coordinator.heldLimit)
+        #expect(bus.coordinator.held.isEmpty)
+    }
+}
+
 extension Coordinator {
     var unverifiedCount: Int { unverified.count }
 }

@@ -60,18 +60,20 @@ struct SubscriberConnections {
     /// ``unprovenFloor``):
     /// shut down, so that libzmq ends them and drops their subscriptions. Returns how many.
     mutating func cut(address: String, now: Int64) -> (count: Int, local: Bool) {
-        let matching = descriptors.filter { Self.peerAddress(of: $0)?.address == address }
+        // Each connection's peer read once: every read is a system call (or two).
+        let peers = descriptors.compactMap { descriptor in
+            Self.peerAddress(of: descriptor).flatMap { $0.address == address ? (descriptor, $0.isLocal) : nil }
+        }
+        let local = peers.contains { $0.1 }
         let chosen: [Int32]
-        let local = matching.contains { Self.peerAddress(of: $0)?.isLocal == true }
         if local {
-            chosen = Array(matching)
+            chosen = peers.map(\.0)
             ban(address, now: now)
-        } else if let heaviest = matching.max(by: { Self.bytesReceived(on: $0) < Self.bytesReceived(on: $1) }),
-            Self.bytesReceived(on: heaviest) > Self.unprovenFloor
-        {
-            chosen = [heaviest]
         } else {
-            chosen = []
+            let sent = peers.map { (descriptor: $0.0, bytes: Self.bytesReceived(on: $0.0)) }
+            chosen =
+                sent.max { $0.bytes < $1.bytes }.flatMap { $0.bytes > Self.unprovenFloor ? [$0.descriptor] : nil }
+                ?? []
         }
         for descriptor in chosen {
             // libzmq owns the descriptor: shut down, never closed here; its I/O thread sees the end and closes it.
