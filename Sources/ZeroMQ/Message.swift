@@ -7,12 +7,22 @@ public struct Message: Sendable, Hashable {
     /// Where the sending peer connects from, on a socket that captures it (``Socket/capturesPeerAddress``): its IP
     /// address over tcp, `:uid:gid:pid` over ipc; `nil` otherwise.
     public var peerAddress: String?
+    /// The file descriptor of the connection the message came in on, on a socket that captures it
+    /// (``Socket/capturesSourceDescriptor``); `nil` otherwise. libzmq owns it: shut it down to end the connection,
+    /// never close it.
+    public var sourceDescriptor: Int32?
 
     /// Creates a message from frames of bytes.
-    public init(_ frames: [[UInt8]], userID: String? = nil, peerAddress: String? = nil) {
+    public init(
+        _ frames: [[UInt8]],
+        userID: String? = nil,
+        peerAddress: String? = nil,
+        sourceDescriptor: Int32? = nil
+    ) {
         self.frames = frames
         self.userID = userID
         self.peerAddress = peerAddress
+        self.sourceDescriptor = sourceDescriptor
     }
 
     /// Creates a message whose frames are the UTF-8 bytes of these strings.

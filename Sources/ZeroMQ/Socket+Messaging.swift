@@ -50,6 +50,7 @@ extension Socket {
         var frames: [[UInt8]] = []
         var userID: String?
         var peerAddress: String?
+        var sourceDescriptor: Int32?
         repeat {
             // The first frame may wait; the rest of a multipart message has already arrived with it.
             let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
@@ -67,8 +68,12 @@ extension Socket {
             if capturesPeerAddress && peerAddress == nil, let property = zmq_msg_gets(&part, "Peer-Address") {
                 peerAddress = String(cString: property)
             }
+            if capturesSourceDescriptor && sourceDescriptor == nil {
+                let descriptor = zmq_msg_get(&part, ZMQ_SRCFD)
+                sourceDescriptor = descriptor >= 0 ? descriptor : nil
+            }
         } while zmq_msg_more(&part) != 0
-        return Message(frames, userID: userID, peerAddress: peerAddress)
+        return Message(frames, userID: userID, peerAddress: peerAddress, sourceDescriptor: sourceDescriptor)
     }
 
     /// Receives one message, waiting at most `timeout`.

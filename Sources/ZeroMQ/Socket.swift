@@ -15,6 +15,8 @@ public final class Socket {
     var capturesUserID = false
     /// Whether received messages carry where their peer connects from (``Message/peerAddress``).
     public var capturesPeerAddress = false
+    /// Whether received messages carry the file descriptor of their connection (``Message/sourceDescriptor``).
+    public var capturesSourceDescriptor = false
     /// The receiving end of this socket's monitor (see ``monitor()``), kept open until this socket is closed: the
     /// monitor is stopped first — libzmq 4.3 otherwise keeps its internal socket and file descriptors until the
     /// context ends — and stopping sends a last event, which needs its receiver.

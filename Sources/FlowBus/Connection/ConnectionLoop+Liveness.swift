@@ -82,6 +82,14 @@ extension ConnectionLoop {
             }
         } else if connected, let helloSentAt, now - helloSentAt >= helloRetry {
             helloRetry = min(helloRetry * 2, setup.options.reconnectIntervalMax)
+            unansweredHellos += 1
+            if unansweredHellos >= Self.hellosBeforeNewConnection {
+                // A connection libzmq did not give our id to (with CURVE, flowd keeps an id a connection holds)
+                // takes nothing we send as ours: a new one may.
+                setup.options.logger.info("flowd did not answer \(unansweredHellos) HELLOs; opening new connections")
+                replaceSockets()
+                return
+            }
             hello()
         }
     }
@@ -103,6 +111,9 @@ extension ConnectionLoop {
         }
     }
 
+    /// How many HELLOs go unanswered on one connection before the client opens a new one.
+    static let hellosBeforeNewConnection = 4
+
     /// New sockets with the same routing id: flowd hands the id over to the new DEALER.
     func replaceSockets() {
         do {
@@ -121,6 +132,7 @@ extension ConnectionLoop {
         subscriptionLive = false
         lastSubscribed = clock.now
         helloSentAt = nil
+        unansweredHellos = 0
         lastHeard = clock.now
         rebuildPoller()
     }

@@ -35,6 +35,7 @@ extension ConnectionLoop {
         let first = startup != nil
         registered = true
         helloSentAt = nil
+        unansweredHellos = 0
         helloRetry = setup.options.reconnectInterval * 2
         // Bounded below: a daemon saying 0 must not make the loop spin.
         heartbeatInterval = .milliseconds(max(10, welcome.heartbeatInterval))

@@ -55,6 +55,8 @@ final class ConnectionLoop {
     var helloID: UInt64?
     var helloSentAt: ContinuousClock.Instant?
     var helloRetry: Duration
+    /// HELLOs sent on the current connection that got no answer at all.
+    var unansweredHellos = 0
     var lastHeard: ContinuousClock.Instant
     var lastSent: ContinuousClock.Instant
     var heartbeatInterval: Duration = .seconds(1)

@@ -18,7 +18,7 @@ extension Coordinator {
                 to: peer,
                 correlation: correlation,
                 error: .idMismatch,
-                "HELLO says id '\(hello.id)' but the connection's routing id is '\(peer)'; set the DEALER's routing id to your id"
+                "HELLO says id '\(LogText.quoted(hello.id))' but the connection's routing id is '\(LogText.routingID(peer))'; set the DEALER's routing id to your id"
             )
             return
         }

@@ -49,9 +49,26 @@ extension Coordinator {
     public mutating func bannedConnectionsRefused(_ count: Int) {
         noteBoundHit(
             "bannedConnections",
-            "refused new connections of a process cut for flooding with subscriptions (banned a while)",
+            "refused new connections of a process cut for flooding with subscriptions, or of a key that spoke under another's id (banned a while)",
             count: count
         )
+    }
+
+    /// With CURVE: control connections were cut for saying nothing longer than a peer may (they may hold another
+    /// key's id).
+    public mutating func silentConnectionsCut(_ count: Int) {
+        noteBoundHit(
+            "silentConnections",
+            "cut control connections that said nothing for longer than the heartbeat timeout",
+            count: count
+        )
+    }
+
+    /// With CURVE: whether the message last received came from a connection that spoke under an id not its key's
+    /// (to be cut).
+    public mutating func takeImpostor() -> Impostor? {
+        defer { impostor = nil }
+        return impostor
     }
 
     /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).
@@ -105,4 +122,12 @@ extension Coordinator {
     private func knows(session: ArraySlice<UInt8>) -> Bool {
         session.elementsEqual("-".utf8) || engine.hasSession(SessionID(String(decoding: session, as: UTF8.self)))
     }
+}
+
+/// With CURVE, a connection that spoke under an id that is not its key's.
+public enum Impostor: Sendable, Hashable {
+    /// Under another key's id: the connection of the key authorized for this id (refused a while).
+    case key(String)
+    /// Under an id no key is authorized for: a connection whose id libzmq took from a message (its own was held).
+    case stray
 }

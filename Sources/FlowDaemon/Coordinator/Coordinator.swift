@@ -41,6 +41,9 @@ public struct Coordinator: Sendable {
     /// Subscriptions to topics flowd does not publish (yet), and the subscribers to cut for holding too many.
     var unproven = UnprovenSubscriptions()
     var subscribersToCut: [String] = []
+    /// With CURVE: a connection that spoke under an id not its key's in the message just received (the server cuts
+    /// it, and refuses the key a while if the id was another key's).
+    var impostor: Impostor?
     var lastUnprovenRecheck: Int64 = .min / 2
     var lastUnprovenCut: Int64 = .min / 2
     /// With CURVE, after a control connection ended: the peers that have not spoken since, and what waits to be
@@ -132,7 +135,46 @@ public struct Coordinator: Sendable {
     ) -> [Outgoing] {
         self.now = max(self.now, now)
         output = []
+        impostor = nil
         guard admitMessage(from: peer, bytes: frames.reduce(0) { $0 + $1.count }) else {
+            return output
+        }
+        // With CURVE a connection speaks only under its key's id. One that took another's free id (flowd does not
+        // hand over a connected one) is refused whatever it says, and cut; nothing more goes to the id until its own
+        // key is heard there again.
+        if let curve = configuration.curve, userID != peer {
+            // An id no key is authorized for: a connection libzmq did not give its id to (another held it) reads
+            // its next message's first frame as its id. Cut, it connects again under its own.
+            guard curve.authorizedKeys[peer] != nil else {
+                impostor = .stray
+                noteBoundHit(
+                    "strayConnections",
+                    "a connection of the key of '\(LogText.quoted(userID ?? ""))' did not get its id (another connection held it): cut, so that it connects again",
+                    peer: userID ?? ""
+                )
+                return output
+            }
+            impostor = .key(userID ?? "")
+            if peers[peer] != nil {
+                unverified.insert(peer)
+            }
+            Counters.bump(&counters.errors, ErrorCode.idNotAllowed.rawValue)
+            logger.warning(
+                "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))': refused, cut, and its key refused a while"
+            )
+            send(
+                .error(
+                    ErrorReply(
+                        .idNotAllowed,
+                        message:
+                            "this connection's key is registered for '\(LogText.quoted(userID ?? ""))', not '\(LogText.routingID(peer))': set the DEALER's routing id to your key's id"
+                    )
+                ),
+                to: peer,
+                session: nil,
+                correlation: (try? codec.decode(frames))?.header.id,
+                holding: false
+            )
             return output
         }
         let envelope: Envelope
@@ -144,22 +186,6 @@ public struct Coordinator: Sendable {
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
-        // With CURVE a connection speaks only under its key's id: a connection that took another's free id (flowd
-        // does not hand over a connected one) is refused whatever it says.
-        if configuration.curve != nil, userID != peer {
-            // The registered peer of this id (if any) is forgotten: nothing more goes to whoever holds its id.
-            unregister(
-                peer,
-                reason: "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under its id"
-            )
-            reply(
-                to: peer,
-                correlation: envelope.header.id,
-                error: .idNotAllowed,
-                "this connection's key is registered for '\(LogText.quoted(userID ?? ""))', not '\(LogText.quoted(peer))': set the DEALER's routing id to your key's id"
-            )
-            return output
-        }
         // The peer's own key spoke under its id: what waited for it goes first.
         if !unverified.isEmpty, unverified.remove(peer) != nil {
             output += held.removeValue(forKey: peer) ?? []
@@ -302,13 +328,21 @@ public struct Coordinator: Sendable {
     // MARK: Output
 
     /// Sends a message to a peer.
-    mutating func send(_ message: Message, to peer: String, session: SessionID?, correlation: UInt64?) {
+    /// What goes to an unverified peer waits until its key is heard, unless `holding` is false (an answer to the
+    /// connection that holds the id now).
+    mutating func send(
+        _ message: Message,
+        to peer: String,
+        session: SessionID?,
+        correlation: UInt64?,
+        holding: Bool = true
+    ) {
         // What a replayed input caused was sent the first time.
         guard !journal.isReplaying else { return }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
         let outgoing = Outgoing.toPeer(peer, codec.encode(Envelope(header: header, message: message)))
-        if !unverified.isEmpty, unverified.contains(peer) {
+        if holding, !unverified.isEmpty, unverified.contains(peer) {
             hold(outgoing, for: peer)
         } else {
             output.append(outgoing)

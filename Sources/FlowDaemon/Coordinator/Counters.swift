@@ -25,7 +25,8 @@ public struct Counters: Sendable, Hashable, Codable {
     /// Sessions ended because no peer touched them for the idle expiry.
     public var sessionsExpired = 0
     /// Bounds hit, by bound: `sessions`, `sessionsPerPeer`, `messageRate`, `byteRate`, `replyQueue` (a peer that
-    /// does not read its replies), `floodingPeer` (a peer forgotten for flooding on), `connections`.
+    /// does not read its replies), `floodingPeer` (a peer forgotten for flooding on), `connections`, and the others
+    /// the specification's `stats` query lists (`silentConnections`, `strayConnections`...).
     public var boundsHit: [String: Int] = [:]
 
     /// Adds one to a counter of a map.

@@ -19,6 +19,13 @@ final class ConnectionGate: Sendable {
     private let refusedBanned = Atomic<Int>(0)
     /// Peers (ZeroMQ's peer address: `localhost:uid:gid:pid` over ipc) refused in the handshake until when.
     private let bans = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Keys (by the id they are authorized for) refused in the handshake until when, and how long their last ban
+    /// was: a key that spoke under another's id.
+    private let keyBans = Mutex<[String: (until: ContinuousClock.Instant, length: Duration)]>([:])
+
+    /// How long a key that spoke under another's id is refused, the first time; each ban within twice its length
+    /// of the last doubles, up to ten minutes.
+    static let impostorBan = Duration.seconds(10)
 
     /// A gate taking at most `cap` connections.
     init(cap: Int) {
@@ -49,6 +56,27 @@ final class ConnectionGate: Sendable {
         bans.withLock { $0[address] = ContinuousClock.now + duration }
     }
 
+    /// Refuses the key authorized for `id` in the handshake for a while (``impostorBan``, doubling): a connection of
+    /// it spoke under another's routing id. Returns how long.
+    @discardableResult
+    func banKey(of id: String) -> Duration {
+        keyBans.withLock { bans in
+            let now = ContinuousClock.now
+            bans = bans.filter { $0.value.until + $0.value.length > now }
+            let length = bans[id].map { min($0.length * 2, .seconds(600)) } ?? Self.impostorBan
+            bans[id] = (now + length, length)
+            return length
+        }
+    }
+
+    /// Whether the key authorized for `id` is refused now (see ``banKey(of:)``). Called on the ZAP thread.
+    func keyBanned(_ id: String) -> Bool {
+        keyBans.withLock { bans in
+            guard let ban = bans[id] else { return false }
+            return ban.until > ContinuousClock.now
+        }
+    }
+
     /// The ZAP handler's decision about a new connection from `address`: refused at the cap, or while the address
     /// is banned. Called on the ZAP thread.
     func admits(_ address: String) -> Bool {
@@ -70,6 +98,11 @@ final class ConnectionGate: Sendable {
     /// Connections refused at the cap since the last call.
     func takeRefused() -> Int {
         refused.exchange(0, ordering: .relaxed)
+    }
+
+    /// Counts a connection of a banned key refused in the handshake.
+    func countRefusedBanned() {
+        refusedBanned.add(1, ordering: .relaxed)
     }
 
     /// Connections of banned peers refused since the last call.

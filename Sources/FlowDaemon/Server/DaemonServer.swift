@@ -80,13 +80,15 @@ public final class DaemonServer: Sendable {
 
         let router = try Socket(.router, context: context)
         // A new connection under a connected peer's id takes it over (a restarted process), but with CURVE that
-        // would let one key take another's replies: then a connected id is kept, and dead connections are found by
-        // ZMTP heartbeats, so that the id is free again within the heartbeat timeout.
+        // would let one key take another's replies: then a connected id is kept, dead connections are found by
+        // ZMTP heartbeats, and a connection that holds another key's id is cut (ControlConnections), so that the
+        // id is free again within the heartbeat timeout.
         if configuration.curve == nil {
             try router.setOption(.routerHandover, true)
         } else {
             try router.setOption(.heartbeatInterval, configuration.heartbeatInterval)
             try router.setOption(.heartbeatTimeout, configuration.heartbeatTimeout)
+            router.capturesSourceDescriptor = true
         }
         try router.setOption(.routerMandatory, true)
         try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
@@ -188,7 +190,8 @@ public final class DaemonServer: Sendable {
         var unread: [String: Int] = [:]
         var lastTrim = clock.now
         loop: while !stopRequested.withLock({ $0 }) {
-            let wait = max(0, daemon.coordinator.nextWakeUp() - clock.now)
+            let wakeUp = min(daemon.coordinator.nextWakeUp(), intake.controls.nextCut ?? .max)
+            let wait = max(0, wakeUp - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
             // The two clocks are read apart, in whole milliseconds: their difference jitters by one either way.
             // Times flowd publishes must not go back, so the offset goes back only for a real step of the wall
@@ -202,6 +205,7 @@ public final class DaemonServer: Sendable {
             // asks for it).
             if configuration.curve != nil {
                 try intake.readMonitors(now: clock.now)
+                intake.controls.cutDue(now: clock.now)
                 if intake.takeControlConnectionEnded() {
                     daemon.coordinator.controlConnectionEnded()
                 }
@@ -238,6 +242,16 @@ public final class DaemonServer: Sendable {
                             userID: message.userID.flatMap { $0.isEmpty ? nil : $0 },
                             now: clock.now
                         )
+                        if let impostor = daemon.coordinator.takeImpostor() {
+                            // Cut; under another key's id, its key is refused a while too (a connection of it would
+                            // take the id again as soon as it is free).
+                            intake.controls.cutSoon(message.sourceDescriptor, now: clock.now)
+                            if case .key(let id) = impostor {
+                                gate.banKey(of: id)
+                            }
+                        } else {
+                            intake.controls.heard(message.sourceDescriptor, now: clock.now)
+                        }
                     }
                 case eventsIndex:
                     outgoing += try intake.take(from: events, into: &daemon.coordinator, now: clock.now)
@@ -267,6 +281,15 @@ public final class DaemonServer: Sendable {
             }
             if clock.now >= daemon.coordinator.nextTick() {
                 outgoing += daemon.coordinator.tick(now: clock.now)
+                if configuration.curve != nil {
+                    let silent = intake.controls.cutSilent(
+                        now: clock.now,
+                        silence: configuration.heartbeatTimeout.milliseconds
+                    )
+                    if silent > 0 {
+                        daemon.coordinator.silentConnectionsCut(silent)
+                    }
+                }
                 noteWriterProgress(&daemon.coordinator)
                 if clock.now - lastTrim >= Self.trimInterval {
                     // What a burst took (a flood of large messages) goes back to the system, not only to malloc.
@@ -389,6 +412,10 @@ public final class DaemonServer: Sendable {
                     "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
                 )
                 return .deny(reason: "unknown key")
+            }
+            guard !gate.keyBanned(id) else {
+                gate.countRefusedBanned()
+                return .deny(reason: "this key spoke under another's id and is refused for a while")
             }
             return .allow(userID: id)
         }

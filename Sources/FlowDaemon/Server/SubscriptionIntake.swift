@@ -18,6 +18,8 @@ struct SubscriptionIntake {
     let gate: ConnectionGate
     let logger: Logger
     private(set) var subscribers: SubscriberConnections
+    /// The control socket's connections (followed with CURVE only, where silent ones are cut).
+    var controls = ControlConnections()
     /// Whether a control connection ended since ``takeControlConnectionEnded()`` was last called.
     private var controlConnectionEnded = false
 
@@ -35,8 +37,13 @@ struct SubscriptionIntake {
         try gate.count(monitors) { index, event in
             if index == eventsMonitor {
                 subscribers.note(event, now: now)
-            } else if event.kind == .disconnected {
-                controlConnectionEnded = true
+            } else {
+                if manual {
+                    controls.note(event, now: now)
+                }
+                if event.kind == .disconnected {
+                    controlConnectionEnded = true
+                }
             }
         }
     }
