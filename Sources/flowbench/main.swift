@@ -67,5 +67,20 @@ case "coordinator":
         watched: arguments.contains("watched")
     )
     print("coordinator steps/s \(rate)")
+case "--help", "-h", "help":
+    print(
+        """
+        flowbench: FlowBus's benchmark harness (run it through scripts/bench, on a release build).
+        Usage:
+          flowbench [--quick] [--json FILE]      the whole suite, flowd and the clients as separate processes
+          flowbench profile                      the in-process layers only (codec, coordinator, engine)
+          flowbench coordinator [watched] [STEPS] the coordinator alone, for a profiler
+          flowbench durability [--quick] [SESSIONS], flood [--quick], hostile, watcher [--quick]
+                                                 one part of the suite
+          flowbench engine-steps N               the engine alone
+        Roles the harness starts (each a process): stepper, presenter, relay, relay-stepper, relay-presenter,
+          flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS]
+        """
+    )
 default: try await Harness(arguments: arguments).run()
 }
