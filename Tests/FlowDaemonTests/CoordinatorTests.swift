@@ -188,6 +188,13 @@ import Testing
         #expect(
             error(bus.sendRaw([Array("FLOWBUS/9".utf8), [], [], []], from: "kiosk/app"))?.code == "unsupportedVersion"
         )
+        // A HELLO whose body cannot be read is answered with its id: the client waiting for it learns why.
+        let unreadable = bus.sendRaw(
+            [Array("FLOWBUS/1".utf8), Array("HELLO".utf8), Array(#"{"id":77,"sentAt":0}"#.utf8), Array("{".utf8)],
+            from: "kiosk/app"
+        )
+        #expect(unreadable.first?.header.correlation == 77)
+        #expect(error(unreadable)?.code == "malformedBody")
         #expect(
             error(bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "stranger"))?.code
                 == "notRegistered"
@@ -248,7 +255,7 @@ import Testing
         )
         #expect(bus.commands(for: "main").count == before)
         let errors = bus.coordinator.counters.errors
-        #expect(errors.values.reduce(0, +) == 11)
+        #expect(errors.values.reduce(0, +) == 12)
         // And the bus still works; the refused `teleport` took sequence 1, and gets its refusal again.
         let ok = bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)), from: "kiosk/app")
         #expect(fate(ok)?.accepted == true)

@@ -169,6 +169,49 @@ private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correl
         #expect((#expect(throws: WireError.self) { try codec.decode(unknown) })?.code == .unknownType)
     }
 
+    /// A client waiting for the answer to a message must get it: every refusal carries the message's `id` as its
+    /// correlation once the header frame could be read. Tried: another version, a fourth frame missing, an extra
+    /// frame, an unknown type, a body over the limit, a body that is not JSON, a body with a field of the wrong type;
+    /// and, without one (nothing to read it from): not FlowBus, a header that is not JSON, a header over the limit.
+    @Test func refusalsCarryTheRefusedMessagesIdWheneverItsHeaderCanBeRead() {
+        let small = WireCodec(maxHeaderSize: 64, maxBodySize: 128)
+        let header = #"{"id":42,"sentAt":0}"#
+        func refusal(_ frames: [String]) -> WireError? {
+            #expect(throws: WireError.self) { try small.decode(frames.map { Array($0.utf8) }) }
+        }
+        let body = #"{"step":{"name":"home","parameters":{}},"sequence":1}"#
+        let correlated: [(ErrorCode, [String])] = [
+            (.unsupportedVersion, ["FLOWBUS/2", "STEP", header, body]),
+            (.wrongFrameCount, ["FLOWBUS/1", "STEP", header]),
+            (.wrongFrameCount, ["FLOWBUS/1", "STEP", header, body, ""]),
+            (.unknownType, ["FLOWBUS/1", "TELEPORT", header, body]),
+            (.tooLarge, ["FLOWBUS/1", "STEP", header, String(repeating: " ", count: 129)]),
+            (.malformedBody, ["FLOWBUS/1", "STEP", header, "{"]),
+            (.malformedBody, ["FLOWBUS/1", "STEP", header, #"{"step":{"name":"home"},"sequence":"one"}"#]),
+        ]
+        for (code, frames) in correlated {
+            let error = refusal(frames)
+            #expect(error?.code == code)
+            #expect(error?.correlation == 42, "\(code)")
+        }
+        let uncorrelated: [(ErrorCode, [String])] = [
+            (.notFlowBus, ["HTTP/1.1", "STEP", header, body]),
+            (.malformedHeader, ["FLOWBUS/1", "STEP", #"{"id":42"#, body]),
+            (
+                .tooLarge,
+                [
+                    "FLOWBUS/1", "STEP", #"{"id":42,"sentAt":0,"pad":""# + String(repeating: "x", count: 64) + "\"}",
+                    body,
+                ]
+            ),
+        ]
+        for (code, frames) in uncorrelated {
+            let error = refusal(frames)
+            #expect(error?.code == code)
+            #expect(error?.correlation == nil, "\(code)")
+        }
+    }
+
     @Test func oversizedFramesAreRefusedBeforeParsing() {
         let small = WireCodec(maxHeaderSize: 64, maxBodySize: 128)
         let big = Message.reply(Reply(result: .string(String(repeating: "x", count: 500))))

@@ -182,7 +182,7 @@ public struct Coordinator: Sendable {
             envelope = try codec.decode(frames)
         } catch {
             Counters.bump(&counters.messagesIn, "invalid")
-            reply(to: peer, correlation: nil, error: error.code, error.message)
+            reply(to: peer, correlation: error.correlation, error: error.code, error.message)
             return output
         }
         Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)

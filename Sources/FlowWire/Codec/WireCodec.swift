@@ -36,11 +36,33 @@ public struct WireCodec: Sendable {
     }
 
     /// Reads an envelope from its four frames.
-    /// - Throws: ``WireError`` saying what is wrong; the frames change nothing.
+    /// - Throws: ``WireError`` saying what is wrong, with the message's `id` as its correlation whenever the header
+    ///   frame could be read; the frames change nothing.
     public func decode(_ frames: [[UInt8]]) throws(WireError) -> Envelope {
         guard let first = frames.first, first.starts(with: Self.protocolPrefix) else {
             throw WireError(.notFlowBus, "the first frame must be \"FLOWBUS/\(Self.version)\"")
         }
+        do {
+            return try decodeFlowBus(frames)
+        } catch var error {
+            if error.correlation == nil, error.code != .malformedHeader {
+                error.correlation = headerID(frames)
+            }
+            throw error
+        }
+    }
+
+    /// The `id` of a message's header frame (the third), if it can be read.
+    private func headerID(_ frames: [[UInt8]]) -> UInt64? {
+        guard frames.count >= 3, frames[2].count <= maxHeaderSize,
+            let header = try? JSONValue(parsing: frames[2], maximumDepth: WireLimits.maxNesting),
+            case .int(let id)? = header.objectValue?["id"], id >= 0
+        else { return nil }
+        return UInt64(id)
+    }
+
+    private func decodeFlowBus(_ frames: [[UInt8]]) throws(WireError) -> Envelope {
+        let first = frames[0]
         guard first == Self.protocolFrame else {
             let spoken = String(decoding: first.prefix(32), as: UTF8.self)
             throw WireError(.unsupportedVersion, "\(spoken) is not supported; this peer speaks FLOWBUS/\(Self.version)")
@@ -70,7 +92,11 @@ public struct WireCodec: Sendable {
         do {
             return Envelope(header: header, message: try message(type, frames[3]))
         } catch {
-            throw WireError(.malformedBody, "the body of \(type.rawValue) is not valid: \(describe(error))")
+            throw WireError(
+                .malformedBody,
+                "the body of \(type.rawValue) is not valid: \(describe(error))",
+                correlation: header.id
+            )
         }
     }
 
