@@ -21,6 +21,8 @@ public final class Socket {
     /// monitor is stopped first — libzmq 4.3 otherwise keeps its internal socket and file descriptors until the
     /// context ends — and stopping sends a last event, which needs its receiver.
     var monitorReceiver: Socket?
+    /// Whether this socket's monitor is read by a receiver it does not hold (``startMonitor()``).
+    var monitoredElsewhere = false
 
     /// Creates a socket of `type` in `context`.
     /// - Parameter linger: how long unsent messages may delay closing; `nil` waits until they are sent,
@@ -41,7 +43,7 @@ public final class Socket {
     }
 
     deinit {
-        if monitorReceiver != nil {
+        if monitorReceiver != nil || monitoredElsewhere {
             _ = zmq_socket_monitor(handle, nil, 0)
         }
         _ = zmq_close(handle)

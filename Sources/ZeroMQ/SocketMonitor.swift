@@ -9,6 +9,14 @@ public final class SocketMonitor {
     /// The PAIR socket events arrive on; poll it for ``PollEvents/readable``.
     public let socket: Socket
 
+    /// The receiving end of a monitor started with ``Socket/startMonitor()``, made on the thread that reads it.
+    public convenience init(connectingTo endpoint: String, context: Context) throws(ZeroMQError) {
+        let pair = try Socket(.pair, context: context)
+        try pair.setOption(.receiveHighWaterMark, 0)
+        try pair.connect(endpoint)
+        self.init(socket: pair)
+    }
+
     init(socket: Socket) {
         self.socket = socket
     }
@@ -73,5 +81,17 @@ extension Socket {
         try pair.connect(endpoint)
         monitorReceiver = pair
         return SocketMonitor(socket: pair)
+    }
+
+    /// Starts reporting this socket's connection events, to be read on another thread: connect a
+    /// ``SocketMonitor/init(connectingTo:context:)`` there to the returned endpoint *before* this socket accepts or
+    /// makes a connection (libzmq waits to report an event until its receiver is connected), and keep it open until
+    /// it reports ``MonitorEvent/Kind/monitorStopped``: this socket reports that as it closes.
+    public func startMonitor() throws(ZeroMQError) -> String {
+        let number = monitorCounter.add(1, ordering: .relaxed).newValue
+        let endpoint = "inproc://flowbus-monitor-\(number)"
+        try libzmqChecked("zmq_socket_monitor") { zmq_socket_monitor(handle, endpoint, ZMQ_EVENT_ALL) }
+        monitoredElsewhere = true
+        return endpoint
     }
 }

@@ -29,7 +29,7 @@ extension Coordinator {
     public mutating func subscribersCut(_ count: Int, address: String) {
         noteBoundHit(
             "subscriberBytes",
-            "cut \(count) subscriber connection(s) at \(LogText.quoted(address)): each sent more than a subscriber sends (\(SubscriberConnections.byteLimit) bytes)",
+            "cut \(count) subscriber connection(s) at \(LogText.quoted(address)): each sent more than a subscriber sends (over tcp, \(SubscriberConnections.byteLimit) bytes in all; over ipc, \(SubscriberConnections.waitingLimit) bytes waiting to be read)",
             peer: address,
             count: count
         )
@@ -49,7 +49,7 @@ extension Coordinator {
     public mutating func bannedConnectionsRefused(_ count: Int) {
         noteBoundHit(
             "bannedConnections",
-            "refused new connections of a process cut for flooding with subscriptions, or of a key that spoke under another's id (banned a while)",
+            "refused new connections of a process (over tcp, a host) cut for flooding with subscriptions, or of a key that spoke under another's id (banned a while)",
             count: count
         )
     }

@@ -40,13 +40,18 @@ final class ConnectionGate: Sendable {
     func count(_ monitors: [SocketMonitor], seen: (Int, MonitorEvent) -> Void = { _, _ in }) throws {
         for (index, monitor) in monitors.enumerated() {
             while let event = try monitor.next() {
-                switch event.kind {
-                case .accepted: open.add(1, ordering: .relaxed)
-                case .disconnected: open.subtract(1, ordering: .relaxed)
-                default: break
-                }
+                count(event)
                 seen(index, event)
             }
+        }
+    }
+
+    /// Counts one monitor event: an accepted or a lost connection (from any thread).
+    func count(_ event: MonitorEvent) {
+        switch event.kind {
+        case .accepted: open.add(1, ordering: .relaxed)
+        case .disconnected: open.subtract(1, ordering: .relaxed)
+        default: break
         }
     }
 

@@ -109,13 +109,20 @@ public final class DaemonServer: Sendable {
         let openFiles = FileDescriptorLimit.current
         let gate = ConnectionGate(cap: FileDescriptorLimit.connectionCap(for: openFiles))
         logger.info("open files: at most \(openFiles); connections taken: at most \(gate.cap)")
-        // The events socket's monitor comes second: its connections are the subscribers.
-        let monitors = try [router.monitor(), events.monitor()]
+        let controlMonitor = try router.monitor()
+        // The events socket's connections, the subscribers, are watched from a thread of their own.
+        let watch = try SubscriberWatch(
+            monitoring: try events.startMonitor(),
+            context: context,
+            gate: gate,
+            clock: daemon.clock,
+            logger: logger
+        )
         events.capturesPeerAddress = true
         var intake = SubscriptionIntake(
             manual: manualSubscriptions,
-            monitors: monitors,
-            eventsMonitor: 1,
+            controlMonitor: controlMonitor,
+            watch: watch,
             gate: gate,
             logger: logger
         )
@@ -184,7 +191,7 @@ public final class DaemonServer: Sendable {
         let eventsIndex = poller.register(events)
         let controlIndex = poller.register(fileDescriptor: control.fileDescriptor)
         let writtenIndex = poller.register(fileDescriptor: writer.written.fileDescriptor)
-        let monitorIndexes = Set(monitors.map { poller.register($0.socket) })
+        let monitorIndex = poller.register(controlMonitor.socket)
         let clock = daemon.clock
         let gathers = daemon.durable && configuration.durability != .off
         var unread: [String: Int] = [:]
@@ -265,22 +272,19 @@ public final class DaemonServer: Sendable {
                         break loop
                     }
                     outgoing += applyReload(&daemon.coordinator)
-                case let index where monitorIndexes.contains(index):
+                case monitorIndex:
                     try intake.readMonitors(now: clock.now)
-                    let refused = gate.takeRefused()
-                    if refused > 0 {
-                        daemon.coordinator.connectionsRefused(refused, open: gate.connections, cap: gate.cap)
-                    }
-                    let banned = gate.takeRefusedBanned()
-                    if banned > 0 {
-                        daemon.coordinator.bannedConnectionsRefused(banned)
-                    }
+                    Self.countRefusals(gate, into: &daemon.coordinator)
                 default:
                     break
                 }
             }
             if clock.now >= daemon.coordinator.nextTick() {
                 outgoing += daemon.coordinator.tick(now: clock.now)
+                // What the subscriber watch did and the handshakes refused meanwhile (the events socket's
+                // connections are followed on the watch's thread, which does not wake the loop).
+                intake.report(into: &daemon.coordinator)
+                Self.countRefusals(gate, into: &daemon.coordinator)
                 if configuration.curve != nil {
                     let silent = intake.controls.cutSilent(
                         now: clock.now,
@@ -314,6 +318,18 @@ public final class DaemonServer: Sendable {
             throw error
         }
         logger.info("flowd stopped")
+    }
+
+    /// Counts the handshakes the gate refused since the last call: at the cap, and of banned peers.
+    private static func countRefusals(_ gate: ConnectionGate, into coordinator: inout Coordinator) {
+        let refused = gate.takeRefused()
+        if refused > 0 {
+            coordinator.connectionsRefused(refused, open: gate.connections, cap: gate.cap)
+        }
+        let banned = gate.takeRefusedBanned()
+        if banned > 0 {
+            coordinator.bannedConnectionsRefused(banned)
+        }
     }
 
     /// How often the loop gives free memory back to the system (milliseconds).

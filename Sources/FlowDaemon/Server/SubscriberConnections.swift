@@ -25,7 +25,17 @@ struct SubscriberConnections {
     /// within a ban doubles the next, up to ten minutes.
     static let localBan: Int64 = 10_000
 
+    /// How many of a host's tcp connections may be cut for what they sent within ``repeatWindow`` before its new
+    /// connections are refused in the handshake for a while (``localBan``, doubling): each connection that ends
+    /// makes libzmq walk its whole tree of topics, so one that reconnects at once and floods again keeps flowd's loop
+    /// busy. Other hosts are not concerned; this host's peers already connected stay.
+    static let repeatedCuts = 8
+    /// The window in which cuts of a host count (ms).
+    static let repeatWindow: Int64 = 10_000
+
     private(set) var descriptors: Set<Int32> = []
+    /// When a host's tcp connections were last cut for what they sent (within ``repeatWindow``).
+    private var recentCuts: [String: [Int64]] = [:]
     /// The ipc peers (`localhost:uid:gid:pid`) whose connections are cut as they come: until when (ms), and how
     /// long the last ban was.
     private var banned: [String: (until: Int64, length: Int64)] = [:]
@@ -98,12 +108,29 @@ struct SubscriberConnections {
             descriptors.remove(descriptor)
             if let peer, peer.isLocal {
                 ban(peer.address, now: now)
+            } else if let peer {
+                noteRemoteCut(peer.address, now: now)
             }
         }
         return cut
     }
 
-    /// Cuts a process's new ipc connections for a while (see ``localBan``).
+    /// Counts a cut of a host's tcp connection, and refuses the host a while when it was cut too often.
+    private mutating func noteRemoteCut(_ address: String, now: Int64) {
+        var times = recentCuts[address, default: []].filter { now - $0 < Self.repeatWindow }
+        times.append(now)
+        if times.count >= Self.repeatedCuts {
+            ban(address, now: now)
+            times = []
+        }
+        recentCuts[address] = times
+        if recentCuts.count > 1024 {
+            recentCuts = recentCuts.filter { now - ($0.value.last ?? 0) < Self.repeatWindow }
+        }
+    }
+
+    /// Cuts a process's new ipc connections for a while (see ``localBan``); over tcp, a host's are refused in the
+    /// handshake.
     private mutating func ban(_ address: String, now: Int64) {
         // A ban is remembered for as long again after it ends: a process cut again then is banned longer.
         let length = banned[address].map { min(2 * $0.length, 600_000) } ?? Self.localBan

@@ -2,48 +2,42 @@ import Logging
 import ZeroMQ
 
 /// Takes the subscriptions the events socket reports, decides them (with CURVE, by the subscriber's grant), hands
-/// them to the coordinator, and cuts the subscribers that send more than a subscriber does.
+/// them to the coordinator, and has the subscribers that send more than a subscriber does cut.
 ///
 /// libzmq keeps every subscription of a connection, with no bound of its own, and it takes them into its tree of
-/// topics ahead of flowd: each time flowd uses the socket, libzmq may take in a pipe's worth more (the events
-/// socket's receive high-water mark, 10). So the connections that sent too much are looked for every hundred
-/// subscriptions read, before the next ones, and cut (``SubscriberConnections``); the coordinator names, besides,
-/// the address that holds the most topics nobody publishes (``UnprovenSubscriptions``).
+/// topics ahead of flowd, each time flowd uses the socket. So the connections are watched from a thread of their own
+/// (``SubscriberWatch``), which cuts one that sent too much within milliseconds; the coordinator names, besides, the
+/// address that holds the most topics nobody publishes (``UnprovenSubscriptions``), which the watch cuts too.
+/// The control socket's monitor is read here, on the loop's thread.
 struct SubscriptionIntake {
     /// Whether flowd applies each subscription itself (with CURVE: XPUB_MANUAL).
     let manual: Bool
-    let monitors: [SocketMonitor]
-    /// Which of the monitors watches the events socket.
-    let eventsMonitor: Int
+    /// The control socket's monitor.
+    let controlMonitor: SocketMonitor
+    let watch: SubscriberWatch
     let gate: ConnectionGate
     let logger: Logger
-    private(set) var subscribers: SubscriberConnections
     /// The control socket's connections (followed with CURVE only, where silent ones are cut).
     var controls = ControlConnections()
     /// Whether a control connection ended since ``takeControlConnectionEnded()`` was last called.
     private var controlConnectionEnded = false
 
-    init(manual: Bool, monitors: [SocketMonitor], eventsMonitor: Int, gate: ConnectionGate, logger: Logger) {
+    init(manual: Bool, controlMonitor: SocketMonitor, watch: SubscriberWatch, gate: ConnectionGate, logger: Logger) {
         self.manual = manual
-        self.monitors = monitors
-        self.eventsMonitor = eventsMonitor
+        self.controlMonitor = controlMonitor
+        self.watch = watch
         self.gate = gate
         self.logger = logger
-        self.subscribers = SubscriberConnections(gate: gate)
     }
 
-    /// Reads the monitors: connections counted by the gate, the events socket's followed here.
+    /// Reads the control socket's monitor: connections counted by the gate, and followed here with CURVE.
     mutating func readMonitors(now: Int64) throws {
-        try gate.count(monitors) { index, event in
-            if index == eventsMonitor {
-                subscribers.note(event, now: now)
-            } else {
-                if manual {
-                    controls.note(event, now: now)
-                }
-                if event.kind == .disconnected {
-                    controlConnectionEnded = true
-                }
+        try gate.count([controlMonitor]) { _, event in
+            if manual {
+                controls.note(event, now: now)
+            }
+            if event.kind == .disconnected {
+                controlConnectionEnded = true
             }
         }
     }
@@ -59,12 +53,9 @@ struct SubscriptionIntake {
     mutating func take(from events: Socket, into coordinator: inout Coordinator, now: Int64) throws -> [Outgoing] {
         var outgoing: [Outgoing] = []
         var taken = 0
-        try cutHeavySenders(&coordinator, now: now)
+        watch.subscriptionsArrived()
         while taken < 1000, let message = try events.receive(dontWait: true) {
             taken += 1
-            if taken % 100 == 0 {
-                try cutHeavySenders(&coordinator, now: now)
-            }
             guard let frame = message.frames.first, let kind = frame.first else { continue }
             let topic = Array(frame.dropFirst())
             var applied = true
@@ -92,26 +83,27 @@ struct SubscriptionIntake {
                 now: now
             )
         }
-        let toCut = coordinator.takeSubscribersToCut()
-        if !toCut.isEmpty {
-            try readMonitors(now: now)
+        for address in coordinator.takeSubscribersToCut() {
+            watch.cut(address: address)
         }
-        for address in toCut {
-            let cut = subscribers.cut(address: address, now: now)
-            coordinator.unprovenSubscribersCut(cut.count, at: address, local: cut.local)
-            if cut.count > 0 {
-                logger.warning(
-                    "cut \(cut.count) subscriber connection(s) at \(LogText.quoted(address)): they held the most subscriptions to topics flowd does not publish"
-                )
-            }
-        }
+        report(into: &coordinator)
         return outgoing
     }
 
-    private mutating func cutHeavySenders(_ coordinator: inout Coordinator, now: Int64) throws {
-        try readMonitors(now: now)
-        for (address, count) in subscribers.cutHeavySenders(now: now) {
-            coordinator.subscribersCut(count, address: address)
+    /// Counts and logs what the watch cut since the last call.
+    func report(into coordinator: inout Coordinator) {
+        for report in watch.takeReports() {
+            switch report {
+            case .heavy(let address, let count):
+                coordinator.subscribersCut(count, address: address)
+            case .unproven(let address, let count, let local):
+                coordinator.unprovenSubscribersCut(count, at: address, local: local)
+                if count > 0 {
+                    logger.warning(
+                        "cut \(count) subscriber connection(s) at \(LogText.quoted(address)): they held the most subscriptions to topics flowd does not publish"
+                    )
+                }
+            }
         }
     }
 }
