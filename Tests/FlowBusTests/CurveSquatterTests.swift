@@ -2,6 +2,7 @@ import FlowBus
 import FlowCore
 import FlowWire
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import ZeroMQ
@@ -55,7 +56,7 @@ import ZeroMQ
         // Held by a connection that says nothing: the app's client cannot have the id until flowd cuts it.
         let stepper = try await StepperClient.connect(session: "kiosk", name: "app", options: options(app))
         #expect(try await stepper.emit("dashboardIsRequired").isAccepted)
-        _ = try daemon.process.line(containing: "cut control connections that said nothing")
+        _ = try daemon.process.line(containing: "control connection(s) that said nothing")
         // The holder, cut, heard nothing of the app's.
         #expect(try holder.receive(dontWait: true) == nil)
         await stepper.close()
@@ -95,6 +96,35 @@ import ZeroMQ
             (error as? FlowBusError)?.code == .unreachable
         }
         _ = try daemon.process.line(containing: "of a key that spoke under another's id")
+        await stepper.close()
+    }
+
+    @Test func aKeyConnectingAgainAndAgainUnderAnotherKeysIdIsRefusedAndTheOwnerGetsIn() async throws {
+        // The squatter opens a new silent connection under the app's id every 20 ms (each holds the id until flowd
+        // cuts it for saying nothing), on a thread of its own, until told to stop.
+        let stopping = Atomic(false)
+        let server = server.publicKey
+        let squatter = squatter
+        let endpoint = daemon.endpoints.control
+        let squatting = Thread {
+            guard let context = try? Context() else { return }
+            var held: [Socket] = []
+            while !stopping.load(ordering: .relaxed) {
+                if let dealer = try? Socket(.dealer, context: context) {
+                    try? dealer.makeCurveClient(keyPair: squatter, serverKey: server)
+                    try? dealer.setOption(.routingID, Array("kiosk/app".utf8))
+                    try? dealer.connect(endpoint)
+                    held.append(dealer)
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        squatting.start()
+        defer { stopping.store(true, ordering: .relaxed) }
+        let stepper = try await StepperClient.connect(session: "kiosk", name: "app", options: options(app))
+        #expect(try await stepper.emit("dashboardIsRequired").isAccepted)
+        // The operator is told which key to revoke.
+        _ = try daemon.process.line(containing: "the key of 'kiosk/squatter' connects too often")
         await stepper.close()
     }
 }

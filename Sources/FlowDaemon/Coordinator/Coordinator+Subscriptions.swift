@@ -54,13 +54,15 @@ extension Coordinator {
         )
     }
 
-    /// With CURVE: control connections were cut for saying nothing longer than a peer may (they may hold another
-    /// key's id).
-    public mutating func silentConnectionsCut(_ count: Int) {
+    /// With CURVE: control connections were cut for saying nothing (since they connected, for longer than a client
+    /// waits to speak, or since their last message, for longer than the heartbeat timeout); `peers` says where each
+    /// was (`address:port`, or `pid N`), so that an operator can find a process that holds others' ids.
+    public mutating func silentConnectionsCut(_ peers: [String]) {
+        let shown = peers.prefix(5).joined(separator: ", ") + (peers.count > 5 ? "…" : "")
         noteBoundHit(
             "silentConnections",
-            "cut control connections that said nothing for longer than the heartbeat timeout",
-            count: count
+            "cut \(peers.count) control connection(s) that said nothing for too long (a connection holding another's id says nothing): \(shown)",
+            count: peers.count
         )
     }
 
@@ -128,6 +130,6 @@ extension Coordinator {
 public enum Impostor: Sendable, Hashable {
     /// Under another key's id: the connection of the key authorized for this id (refused a while).
     case key(String)
-    /// Under an id no key is authorized for: a connection whose id libzmq took from a message (its own was held).
-    case stray
+    /// Under an id no key is authorized for (a client set up with the wrong id).
+    case unknownID
 }

@@ -140,27 +140,21 @@ public struct Coordinator: Sendable {
             return output
         }
         // With CURVE a connection speaks only under its key's id. One that took another's free id (flowd does not
-        // hand over a connected one) is refused whatever it says, and cut; nothing more goes to the id until its own
-        // key is heard there again.
+        // hand over a connected one), or an id no key has, is refused whatever it says, and cut; nothing more goes to
+        // the id until its own key is heard there again.
         if let curve = configuration.curve, userID != peer {
-            // An id no key is authorized for: a connection libzmq did not give its id to (another held it) reads
-            // its next message's first frame as its id. Cut, it connects again under its own.
-            guard curve.authorizedKeys[peer] != nil else {
-                impostor = .stray
-                noteBoundHit(
-                    "strayConnections",
-                    "a connection of the key of '\(LogText.quoted(userID ?? ""))' did not get its id (another connection held it): cut, so that it connects again",
-                    peer: userID ?? ""
-                )
-                return output
-            }
-            impostor = .key(userID ?? "")
+            let othersID = curve.authorizedKeys[peer] != nil
+            impostor = othersID ? .key(userID ?? "") : .unknownID
             if peers[peer] != nil {
                 unverified.insert(peer)
             }
             Counters.bump(&counters.errors, ErrorCode.idNotAllowed.rawValue)
-            logger.warning(
-                "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))': refused, cut, and its key refused a while"
+            logThrottled(
+                "idNotAllowed",
+                othersID
+                    ? "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))': refused, cut, and its key refused a while"
+                    : "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))', which no key has: refused and cut",
+                peer: userID ?? ""
             )
             send(
                 .error(

@@ -26,7 +26,7 @@ public struct Counters: Sendable, Hashable, Codable {
     public var sessionsExpired = 0
     /// Bounds hit, by bound: `sessions`, `sessionsPerPeer`, `messageRate`, `byteRate`, `replyQueue` (a peer that
     /// does not read its replies), `floodingPeer` (a peer forgotten for flooding on), `connections`, and the others
-    /// the specification's `stats` query lists (`silentConnections`, `strayConnections`...).
+    /// the specification's `stats` query lists (`silentConnections`, `bannedConnections`...).
     public var boundsHit: [String: Int] = [:]
 
     /// Adds one to a counter of a map.

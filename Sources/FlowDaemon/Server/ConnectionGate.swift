@@ -23,6 +23,15 @@ final class ConnectionGate: Sendable {
     /// was: a key that spoke under another's id.
     private let keyBans = Mutex<[String: (until: ContinuousClock.Instant, length: Duration)]>([:])
 
+    /// Each key's handshakes in the current window: when the window began, and how many.
+    private let keyHandshakes = Mutex<[String: (since: ContinuousClock.Instant, count: Int)]>([:])
+    /// How many handshakes a key may make in ``handshakeWindow``: a client makes one per socket when it starts, and
+    /// one each time it reconnects. Beyond, the key is refused until the window ends: a key that connects again at
+    /// once, without a word, under another's id would otherwise hold that id nearly all the time.
+    static let handshakesPerWindow = 30
+    /// The window of ``handshakesPerWindow``.
+    static let handshakeWindow = Duration.seconds(10)
+
     /// How long a key that spoke under another's id is refused, the first time; each ban within twice its length
     /// of the last doubles, up to ten minutes.
     static let impostorBan = Duration.seconds(10)
@@ -71,6 +80,21 @@ final class ConnectionGate: Sendable {
             let length = bans[id].map { min($0.length * 2, .seconds(600)) } ?? Self.impostorBan
             bans[id] = (now + length, length)
             return length
+        }
+    }
+
+    /// Counts a handshake of the key authorized for `id`; returns whether it is one too many (see
+    /// ``handshakesPerWindow``), and whether it is the first refused in this window. Called on the ZAP thread.
+    func countHandshake(of id: String) -> (allowed: Bool, firstRefused: Bool) {
+        keyHandshakes.withLock { handshakes in
+            let now = ContinuousClock.now
+            if handshakes.count > 4096 {
+                handshakes = handshakes.filter { now - $0.value.since < Self.handshakeWindow }
+            }
+            var entry = handshakes[id].flatMap { now - $0.since < Self.handshakeWindow ? $0 : nil } ?? (since: now, count: 0)
+            entry.count += 1
+            handshakes[id] = entry
+            return (entry.count <= Self.handshakesPerWindow, entry.count == Self.handshakesPerWindow + 1)
         }
     }
 

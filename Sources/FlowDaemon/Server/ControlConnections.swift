@@ -6,36 +6,56 @@ import ZeroMQ
 ///
 /// flowd does not hand a connected routing id over to a new connection under CURVE (that would let one key take
 /// another's replies), so a connection that holds an id keeps its owner out. One that speaks under another key's
-/// id is cut at its first message; one that only holds the id, saying nothing, is cut once it has been silent
-/// longer than a peer may be (the heartbeat timeout): every client sends something within the heartbeat interval.
-/// A client that was cut, having said nothing, connects again when it next has something to say.
+/// id is cut at its first message. One that has said nothing since it connected (a client speaks at once: its
+/// HELLO) is cut after ``firstWordWithin``; one that spoke, then fell silent for longer than a peer may (the
+/// heartbeat timeout), is cut too. A client that was cut connects again when it next has something to say. (A
+/// connection under an id another holds gets none from libzmq, which leaves what it sends unread: it too says
+/// nothing, as far as flowd can tell.) How often a key may connect is bounded too (``ConnectionGate``), so that
+/// one that connects again at once under another's id cannot hold it for long.
 struct ControlConnections {
-    /// When each connection was accepted (which tells it from a later one given the same descriptor) and last
-    /// brought a message (ms).
-    private var lastHeard: [Int32: (accepted: Int64, heard: Int64)] = [:]
-    /// Connections to cut once their answer has had time to leave: when they were accepted, and when to cut.
-    private var cutsDue: [(descriptor: Int32, accepted: Int64, at: Int64)] = []
+    private struct Connection {
+        /// When it was accepted: tells it from a later connection given the same descriptor (ms).
+        var accepted: Int64
+        /// When it last brought a message (ms).
+        var heard: Int64
+        /// Whether it ever brought one.
+        var spoke = false
+    }
 
+    /// How long a new connection may say nothing (ms).
+    static let firstWordWithin: Int64 = 1000
     /// How long a connection to be cut is left for its last answer to leave (ms).
     static let answerTime: Int64 = 50
 
+    private var connections: [Int32: Connection] = [:]
+    /// Connections to cut once their answer has had time to leave: when they were accepted, and when to cut.
+    private var cutsDue: [(descriptor: Int32, accepted: Int64, at: Int64)] = []
+
     /// How many connections are followed.
-    var count: Int { lastHeard.count }
+    var count: Int { connections.count }
 
     /// Follows the control socket's monitor: accepted connections come in, closed ones go.
     mutating func note(_ event: MonitorEvent, now: Int64) {
         let descriptor = Int32(truncatingIfNeeded: event.value)
         switch event.kind {
-        case .accepted: lastHeard[descriptor] = (now, now)
-        case .disconnected, .closed: lastHeard[descriptor] = nil
+        case .accepted: connections[descriptor] = Connection(accepted: now, heard: now)
+        case .disconnected, .closed: connections[descriptor] = nil
         default: break
         }
+    }
+
+    /// A message came in on the connection `descriptor` (known only once its monitor said it was accepted: a
+    /// descriptor never seen may be one libzmq has closed and the system given to something else).
+    mutating func heard(_ descriptor: Int32?, now: Int64) {
+        guard let descriptor, connections[descriptor] != nil else { return }
+        connections[descriptor]?.heard = now
+        connections[descriptor]?.spoke = true
     }
 
     /// Cuts the connection `descriptor` after ``answerTime`` (see ``cutDue(now:)``), so that what flowd answered it
     /// leaves first: a connection shut down at once loses what libzmq has not written yet.
     mutating func cutSoon(_ descriptor: Int32?, now: Int64) {
-        guard let descriptor, let connection = lastHeard[descriptor] else { return }
+        guard let descriptor, let connection = connections[descriptor] else { return }
         cutsDue.append((descriptor, connection.accepted, now + Self.answerTime))
     }
 
@@ -45,34 +65,66 @@ struct ControlConnections {
     /// Cuts the connections whose cut is due (those still open).
     mutating func cutDue(now: Int64) {
         guard !cutsDue.isEmpty else { return }
-        for due in cutsDue where due.at <= now && lastHeard[due.descriptor]?.accepted == due.accepted {
+        for due in cutsDue where due.at <= now && connections[due.descriptor]?.accepted == due.accepted {
             cut(due.descriptor)
         }
         cutsDue.removeAll { $0.at <= now }
     }
 
-    /// A message came in on the connection `descriptor` (known only once its monitor said it was accepted: a
-    /// descriptor never seen may be one libzmq has closed and the system given to something else).
-    mutating func heard(_ descriptor: Int32?, now: Int64) {
-        guard let descriptor, lastHeard[descriptor] != nil else { return }
-        lastHeard[descriptor]?.heard = now
-    }
-
-    /// Cuts the connection `descriptor`, if it is one of the control socket's. Returns whether it was.
+    /// Cuts the connection `descriptor`, if it is one of the control socket's. Returns where its peer was.
     @discardableResult
-    mutating func cut(_ descriptor: Int32?) -> Bool {
-        guard let descriptor, lastHeard.removeValue(forKey: descriptor) != nil else { return false }
+    mutating func cut(_ descriptor: Int32?) -> String? {
+        guard let descriptor, connections.removeValue(forKey: descriptor) != nil else { return nil }
+        let peer = Self.peer(of: descriptor)
         // libzmq owns the descriptor: shut down, never closed here; its I/O thread sees the end and closes it.
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
-        return true
+        return peer
     }
 
-    /// Cuts the connections that brought no message for more than `silence` (ms). Returns how many.
-    mutating func cutSilent(now: Int64, silence: Int64) -> Int {
-        let silent = lastHeard.filter { now - $0.value.heard > silence }.keys
-        for descriptor in silent {
-            cut(descriptor)
+    /// Cuts the connections that said nothing since they connected for ``firstWordWithin``, or nothing since their
+    /// last message for `silence` (ms). Returns where their peers were.
+    mutating func cutSilent(now: Int64, silence: Int64) -> [String] {
+        let silent = connections.filter { _, connection in
+            now - connection.heard > (connection.spoke ? silence : Self.firstWordWithin)
+        }.keys
+        return silent.compactMap { cut($0) }
+    }
+
+    /// Where the peer of a connection is, for an operator to find it: `address:port` over tcp, `pid N (uid U)` over
+    /// ipc; `?` when unknown.
+    static func peer(of descriptor: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
         }
-        return silent.count
+        guard named == 0 else { return "?" }
+        if Int32(storage.ss_family) == AF_UNIX {
+            // struct ucred: pid, uid, gid.
+            var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return "?" }
+            return "pid \(credentials.0) (uid \(credentials.1))"
+        }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        let found = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo(
+                    $0,
+                    length,
+                    &host,
+                    socklen_t(host.count),
+                    &service,
+                    socklen_t(service.count),
+                    NI_NUMERICHOST | NI_NUMERICSERV
+                )
+            }
+        }
+        guard found == 0 else { return "?" }
+        let text = { (characters: [CChar]) in
+            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return "\(text(host)):\(text(service))"
     }
 }

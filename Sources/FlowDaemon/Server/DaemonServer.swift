@@ -249,14 +249,15 @@ public final class DaemonServer: Sendable {
                             userID: message.userID.flatMap { $0.isEmpty ? nil : $0 },
                             now: clock.now
                         )
-                        if let impostor = daemon.coordinator.takeImpostor() {
-                            // Cut; under another key's id, its key is refused a while too (a connection of it would
-                            // take the id again as soon as it is free).
+                        switch daemon.coordinator.takeImpostor() {
+                        case .key(let id):
+                            // Cut once its answer is out, and its key refused a while (a connection of it would take
+                            // the id again as soon as it is free).
                             intake.controls.cutSoon(message.sourceDescriptor, now: clock.now)
-                            if case .key(let id) = impostor {
-                                gate.banKey(of: id)
-                            }
-                        } else {
+                            gate.banKey(of: id)
+                        case .unknownID:
+                            intake.controls.cutSoon(message.sourceDescriptor, now: clock.now)
+                        case nil:
                             intake.controls.heard(message.sourceDescriptor, now: clock.now)
                         }
                     }
@@ -290,7 +291,7 @@ public final class DaemonServer: Sendable {
                         now: clock.now,
                         silence: configuration.heartbeatTimeout.milliseconds
                     )
-                    if silent > 0 {
+                    if !silent.isEmpty {
                         daemon.coordinator.silentConnectionsCut(silent)
                     }
                 }
@@ -432,6 +433,16 @@ public final class DaemonServer: Sendable {
             guard !gate.keyBanned(id) else {
                 gate.countRefusedBanned()
                 return .deny(reason: "this key spoke under another's id and is refused for a while")
+            }
+            let handshake = gate.countHandshake(of: id)
+            guard handshake.allowed else {
+                gate.countRefusedBanned()
+                if handshake.firstRefused {
+                    logger.warning(
+                        "the key of '\(LogText.quoted(id))' connects too often (more than \(ConnectionGate.handshakesPerWindow) times in \(ConnectionGate.handshakeWindow)): refused until the window ends; a key that connects again and again may be holding another's id"
+                    )
+                }
+                return .deny(reason: "this key connects too often; try again in a few seconds")
             }
             return .allow(userID: id)
         }
