@@ -91,7 +91,10 @@ final class ConnectionGate: Sendable {
             if handshakes.count > 4096 {
                 handshakes = handshakes.filter { now - $0.value.since < Self.handshakeWindow }
             }
-            var entry = handshakes[id].flatMap { now - $0.since < Self.handshakeWindow ? $0 : nil } ?? (since: now, count: 0)
+            var entry = (since: now, count: 0)
+            if let current = handshakes[id], now - current.since < Self.handshakeWindow {
+                entry = current
+            }
             entry.count += 1
             handshakes[id] = entry
             return (entry.count <= Self.handshakesPerWindow, entry.count == Self.handshakesPerWindow + 1)
