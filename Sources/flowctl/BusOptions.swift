@@ -152,10 +152,17 @@ func printJSON(_ value: some Encodable) throws {
 }
 
 extension BusOptions {
-    /// The session a subcommand acts on: the one given, or flowd's only session. Exits 1 when none is given and
-    /// flowd does not have exactly one.
+    /// Exits 1 with "flowd has no session 'X' (flowctl list shows them)" when flowd does not have `session`.
+    func requireSession(_ session: String, _ inspector: InspectorClient) async throws {
+        _ = try await query(inspector, "tree", session: session)
+    }
+
+    /// The session a subcommand acts on: the one given, or flowd's only session. Exits 1 when flowd has no session
+    /// of the name given (the one rule of every subcommand that names a session), or when none is given and flowd
+    /// does not have exactly one.
     func session(_ given: String?, _ inspector: InspectorClient) async throws -> String {
         if let given {
+            try await requireSession(given, inspector)
             return given
         }
         let sessions = (try await allPages(inspector, "sessions").arrayValue ?? []).compactMap {

@@ -21,7 +21,7 @@ struct Stats: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
-    @Option(help: "Only this session's steps.")
+    @Option(help: "Only this session's steps (flowctl exits 1 when flowd does not have it).")
     var session: String?
 
     @Option(help: "The window, in seconds.")
@@ -41,6 +41,9 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         let inspector = try await bus.inspector()
+        if let session {
+            try await bus.requireSession(session, inspector)
+        }
         let stream: InspectionStream
         do {
             stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)

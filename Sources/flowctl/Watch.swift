@@ -32,8 +32,11 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
-    @Option(help: "Only this session.")
+    @Option(help: "Only this session (flowctl exits 1 when flowd does not have it, unless --wait).")
     var session: String?
+
+    @Flag(help: "With --session: watch even if flowd does not have the session yet (it may come).")
+    var wait = false
 
     @Option(help: "Only what concerns this flow (name or id; repeatable).")
     var flow: [String] = []
@@ -93,6 +96,16 @@ struct Watch: AsyncParsableCommand {
         filter.steppers = stepper
         filter.presenters = presenter
         filter.steps = step
+        if let session, !wait {
+            let inspector = try await bus.inspector()
+            do {
+                try await bus.requireSession(session, inspector)
+            } catch {
+                await inspector.close()
+                throw error
+            }
+            await inspector.close()
+        }
         let stream: InspectionStream
         do {
             stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)

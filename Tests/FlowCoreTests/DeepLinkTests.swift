@@ -1,10 +1,11 @@
 import FlowCore
 import Testing
 
-/// Records `three` in every flow; the root starts two children on `one`.
+/// Records `three` in every flow; the root starts two children on `one`. The children declare `two` and `three`,
+/// the root `one` and `three` (for which it does nothing).
 private func broadcastTree() -> ScriptedFlow {
     let leaf = { @Sendable (name: String) in
-        ScriptedFlow(name) { step, navigator in
+        ScriptedFlow(name, declaring: ["two", "three"]) { step, navigator in
             if step == .three {
                 let screen = navigator.makeScreen("Reached")
                 navigator.push(screen)
@@ -12,7 +13,7 @@ private func broadcastTree() -> ScriptedFlow {
             return .none
         }
     }
-    return ScriptedFlow("Root", root: .tabs("root")) { step, navigator in
+    return ScriptedFlow("Root", root: .tabs("root"), declaring: ["one", "three"]) { step, navigator in
         switch step {
         case .one:
             let first = navigator.makeFlow(leaf("First"))
@@ -58,15 +59,29 @@ private func nestedApp() -> ScriptedFlow {
         #expect(
             journal.all.navigations.filter { $0.hasSuffix(":three") } == ["Root:three", "First:three", "Second:three"]
         )
-        // Root returned .none for it; the two children navigated.
-        #expect(journal.all.fate(of: token) == .accepted(flows: [FlowID(2), FlowID(3)]))
+        // Accepted by the flows that declare it: the root too, though it does nothing with it.
+        #expect(journal.all.fate(of: token) == .accepted(flows: [FlowID(1), FlowID(2), FlowID(3)]))
     }
 
-    @Test func aDeepLinkThatNoFlowHandlesIsDroppedAsUnhandled() throws {
+    /// One rule for steps and deep links: accepted by the flows that declare the step, `unhandled` when it reached
+    /// only flows that do not.
+    @Test func aStepOrDeepLinkThatNoFlowDeclaresIsDroppedAsUnhandled() throws {
         var engine = FlowEngine()
         _ = try engine.startSession("s", root: broadcastTree(), stepper: .one(.one))
         let result = engine.deepLink([Step("nowhere")], session: "s")
         #expect(result.effects.fate(of: result.token) == .dropped(.unhandled(step: "nowhere")))
+        // A step: accepted by the flow that declares it, unhandled when it does not (RxFlow's navigate returning
+        // .none is a step the flow declares and does nothing with).
+        var named = FlowEngine()
+        _ = try named.startSession(
+            "s",
+            root: ScriptedFlow("Only", declaring: ["known"]),
+            stepper: .named("app")
+        )
+        let known = named.receive(Step("known"), from: .stepper("app"), session: "s")
+        #expect(known.effects.fate(of: known.token) == .accepted(flows: [FlowID(1)]))
+        let unknown = named.receive(Step("introIsComplete"), from: .stepper("app"), session: "s")
+        #expect(unknown.effects.fate(of: unknown.token) == .dropped(.unhandled(step: "introIsComplete")))
     }
 
     @Test func adaptAppliesToDeepLinks() throws {
@@ -108,10 +123,11 @@ private func nestedApp() -> ScriptedFlow {
         #expect(journal.all.events.contains { $0.kind == .deepLinkWaiting(token: token) })
         #expect(journal.all.fate(of: token) == nil)
 
-        // The first step makes the root (and its new child) ready: the deep link goes in right after.
+        // The first step makes the root (and its new child) ready: the deep link goes in right after (the root, a flow
+        // written in code, declares every step).
         _ = journal.record(engine.receive(Step("dashboardIsRequired"), from: .stepper("app"), session: "s"))
         #expect(engine.inspect("s")?.isReady == true)
-        #expect(journal.all.fate(of: token) == .accepted(flows: [FlowID(2)]))
+        #expect(journal.all.fate(of: token) == .accepted(flows: [FlowID(1), FlowID(2)]))
         #expect(engine.inspect("s")?.flows.map(\.name) == ["App", "Dashboard", "Settings"])
     }
 

@@ -11,19 +11,27 @@ struct ScriptedFlow: Flow {
     var restoresParentOnEnd = false
     let navigateBody: Navigate
     var adaptBody: Adapt?
+    /// The steps the flow declares; every step when `nil` (as in RxFlow).
+    var declared: Set<String>?
 
     init(
         _ name: String,
         root: FlowRoot? = nil,
         restoresParentOnEnd: Bool = false,
+        declaring declared: Set<String>? = nil,
         navigate: @escaping Navigate = { _, _ in .none },
         adapt: Adapt? = nil
     ) {
         self.name = name
         self.root = root ?? .stack(name)
         self.restoresParentOnEnd = restoresParentOnEnd
+        self.declared = declared
         self.navigateBody = navigate
         self.adaptBody = adapt
+    }
+
+    func declares(_ step: Step) -> Bool {
+        declared?.contains(step.name) ?? true
     }
 
     func adapt(step: Step, context: AdaptContext) -> Adaptation {

@@ -25,9 +25,18 @@ import Testing
         #expect(undeclared.status == 1)
         #expect(undeclared.errors.contains("no step named 'frobnicate' is declared"))
 
-        let nowhere = try bus.flowctl(["emit", "dashboardIsRequired", "--session", "nosuch"])
-        #expect(nowhere.status == 2)
-        #expect(nowhere.output.hasPrefix("dropped (unknownSession)"))
+        // One rule for a session flowd does not have, whatever the subcommand: exit 1, and what to do.
+        let noSession = "flowctl: flowd has no session 'nosuch' (flowctl list shows them)\n"
+        for arguments in [
+            ["emit", "dashboardIsRequired", "--session", "nosuch"],
+            ["deeplink", "settingsAreRequired", "--session", "nosuch"],
+            ["stats", "--session", "nosuch", "--once"], ["watch", "--session", "nosuch", "--count", "1"],
+            ["explain", "nosuch"],
+        ] {
+            let nowhere = try bus.flowctl(arguments)
+            #expect(nowhere.status == 1, "\(arguments)")
+            #expect(nowhere.errors == noSession, "\(arguments)")
+        }
 
         // A deep link is a path of steps; parameters go after a colon.
         let linked = try bus.flowctl(["deeplink", "settingsAreRequired", "--session", "kiosk"])

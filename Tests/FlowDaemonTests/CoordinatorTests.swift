@@ -397,6 +397,30 @@ import Testing
         #expect(welcome.lastSequence == nil)
     }
 
+    /// Ending a session dismisses every screen (its presenter gets the batch), ends its peers' registrations (their
+    /// next message is answered notRegistered), and a HELLO starts it anew.
+    @Test func endingASessionDismissesItsScreensAndEndsItsRegistrations() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 1)), from: "kiosk/app")
+        let shown = bus.commands(for: "main").count
+        #expect(shown > 0)
+        _ = bus.hello(.inspector, "flowctl", session: nil)
+        bus.send(.query(Query(what: "endSession", arguments: ["session": "kiosk"])), from: "flowctl", session: nil)
+        let last = try #require(bus.commands(for: "main").last)
+        #expect(bus.commands(for: "main").count == shown + 1)
+        #expect(last.commands.map(\.operation) == ["dismiss"])
+        let replies = bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 2)), from: "kiosk/app")
+        #expect(error(replies)?.code == "notRegistered")
+        #expect(error(bus.send(.heartbeat(Heartbeat()), from: "kiosk/main"))?.code == "notRegistered")
+        guard case .welcome(let welcome) = bus.hello(.stepper, "kiosk/app", name: "app").first?.message else {
+            Issue.record("no WELCOME")
+            return
+        }
+        #expect(welcome.sessionCreated)
+    }
+
     @Test func aPeerOverItsMessageRateIsDroppedCountedAndToldOncePerSecond() throws {
         var bus = try Bus(peerMessageRate: 100)
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

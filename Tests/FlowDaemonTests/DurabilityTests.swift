@@ -129,7 +129,9 @@ import Testing
         after.coordinator = restored
         after.sent = []
         // A step resent with an acknowledged sequence gets its original fate and is not applied again.
-        let original = fate(durable.bus.replies(durable.bus.sent, to: "lobby/app"))
+        let original = durable.bus.replies(durable.bus.sent, to: "lobby/app").compactMap { envelope in
+            if case .stepAck(let ack) = envelope.message, ack.sequence == 1 { ack.fate } else { nil }
+        }.first
         _ = after.hello(.stepper, "lobby/app", name: "app", session: "lobby")
         let resent = after.send(
             .deepLink(DeepLinkMessage(path: [Step("dashboardIsRequired")], sequence: 1)),

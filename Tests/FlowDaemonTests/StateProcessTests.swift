@@ -291,7 +291,7 @@ import ZeroMQ
         // goes on with the new ones.
         let more = try setup.flows(
             Self.twoFlows.replacingOccurrences(of: "  open: {}", with: "  open: {}\n  close: {}")
-                + "\n      close:\n        - show: Closed\n",
+                .replacingOccurrences(of: "  Extra:\n", with: "      close:\n        - show: Closed\n  Extra:\n"),
             named: "more.yaml"
         )
         let second = try DaemonProcess(setup.arguments(flows: more))

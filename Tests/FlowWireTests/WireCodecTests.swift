@@ -212,6 +212,53 @@ private let header = Header(id: 42, session: "kiosk", sender: "screen-1", correl
         }
     }
 
+    /// The bodies a peer sends besides steps name the field and what it must be in the protocol's words. Tried: an
+    /// unknown role, a version given as a string and as 1.0, a capability that is not a string, an answer to a
+    /// guard question without `allowed`, SESSION_DATA without `value`; accepted: HELLO without `capabilities`,
+    /// QUERY without `arguments`, SESSION_DATA whose value is null (it removes the key).
+    @Test func controlBodiesNameTheFieldInTheProtocolsWords() throws {
+        func body(_ type: String, _ text: String) throws -> Message {
+            try codec.decode([
+                Array("FLOWBUS/1".utf8), Array(type.utf8), Array(#"{"id":9,"sentAt":0}"#.utf8), Array(text.utf8),
+            ])
+            .message
+        }
+        func refusal(_ type: String, _ text: String) -> String? {
+            let error = #expect(throws: WireError.self) { try body(type, text) }
+            #expect(error?.code == .malformedBody)
+            #expect(error?.correlation == 9)
+            return error?.message
+        }
+        let hello = #""id":"k/app","session":"k","protocolVersion":1"#
+        #expect(
+            refusal("HELLO", "{\(hello),\"role\":\"emperor\"}")?
+                .contains(#""role" must be one of stepper, presenter, inspector, guard, not "emperor""#) == true
+        )
+        #expect(
+            refusal("HELLO", #"{"role":"stepper","id":"k/app","protocolVersion":"1"}"#)?
+                .contains(#""protocolVersion" must be an integer, not a string"#) == true
+        )
+        #expect(
+            refusal("HELLO", #"{"role":"stepper","id":"k/app","protocolVersion":1.0}"#)?
+                .contains("without fraction or exponent") == true
+        )
+        #expect(
+            refusal("HELLO", "{\(hello),\"role\":\"stepper\",\"capabilities\":[1]}")?
+                .contains(#""capabilities[0]" must be a string, not a number"#) == true
+        )
+        #expect(refusal("GUARD_ANSWER", #"{"question":3}"#)?.contains(#"missing "allowed""#) == true)
+        #expect(refusal("SESSION_DATA", #"{"key":"user"}"#)?.contains(#"missing "value""#) == true)
+        #expect(
+            try body("HELLO", "{\(hello),\"role\":\"stepper\"}")
+                == .hello(Hello(role: .stepper, id: "k/app", session: "k"))
+        )
+        #expect(try body("QUERY", #"{"what":"stats"}"#) == .query(Query(what: "stats")))
+        #expect(
+            try body("SESSION_DATA", #"{"key":"user","value":null}"#)
+                == .sessionData(SessionDataMessage(key: "user", value: .null))
+        )
+    }
+
     @Test func oversizedFramesAreRefusedBeforeParsing() {
         let small = WireCodec(maxHeaderSize: 64, maxBodySize: 128)
         let big = Message.reply(Reply(result: .string(String(repeating: "x", count: 500))))

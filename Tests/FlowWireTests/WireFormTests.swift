@@ -105,8 +105,8 @@ import Testing
 
     /// Bad bodies tried: not an object, a missing member (nested in an array), null for a required member, a
     /// string for a number, a negative sequence, an id too big for an id, a fraction for an index, an unknown
-    /// command, style and visibility, numbers from 2^53 on given as doubles (1e300, 1e19, 9007199254740993.0); unknown
-    /// members are ignored.
+    /// command, style and visibility, numbers with a fraction or an exponent (0.5, 7.0, 1e3, 1e300, 1e19,
+    /// 9007199254740993.0) and 2^63 (above the protocol's signed 64-bit integers); unknown members are ignored.
     @Test(arguments: [
         ("[]", "must be an object, not an array"),
         (
@@ -116,19 +116,19 @@ import Testing
         (#"{"presenter":null,"sequence":1,"epoch":"e","flow":1,"commands":[]}"#, #""presenter" must not be null"#),
         (
             #"{"presenter":"p","sequence":"1","epoch":"e","flow":1,"commands":[]}"#,
-            #""sequence" must be a whole number, not a string"#
+            #""sequence" must be an integer, not a string"#
         ),
         (
             #"{"presenter":"p","sequence":-1,"epoch":"e","flow":1,"commands":[]}"#,
-            #""sequence" must be a whole number from 0"#
+            #""sequence" must be an integer from 0 to 9223372036854775807, not -1"#
         ),
         (
             #"{"presenter":"p","sequence":1,"epoch":"e","flow":4294967296,"commands":[]}"#,
-            #""flow" must be a whole number from 0 to 4294967295"#
+            #""flow" must be an integer from 0 to 4294967295, not 4294967296"#
         ),
         (
             #"{"presenter":"p","sequence":1,"epoch":"e","flow":1,"commands":[{"op":"selectTab","container":1,"index":0.5}]}"#,
-            #""commands[0].index" must be a whole number"#
+            #""commands[0].index" must be an integer from"#
         ),
         (
             #"{"presenter":"p","sequence":1,"epoch":"e","flow":1,"commands":[{"op":"teleport"}]}"#,
@@ -140,16 +140,28 @@ import Testing
         ),
         (
             #"{"presenter":"p","sequence":1e300,"epoch":"e","flow":1,"commands":[]}"#,
-            #""sequence" must be a whole number from 0"#
+            #""sequence" must be an integer from 0 to 9223372036854775807, without fraction or exponent"#
         ),
         // Fits a UInt64, but a double holds it only approximately: refused rather than rounded.
         (
             #"{"presenter":"p","sequence":1e19,"epoch":"e","flow":1,"commands":[]}"#,
-            #""sequence" must be a whole number from 0"#
+            #""sequence" must be an integer from 0"#
         ),
         (
             #"{"presenter":"p","sequence":9007199254740993.0,"epoch":"e","flow":1,"commands":[]}"#,
-            #""sequence" must be a whole number from 0"#
+            #""sequence" must be an integer from 0"#
+        ),
+        (
+            #"{"presenter":"p","sequence":7.0,"epoch":"e","flow":1,"commands":[]}"#,
+            #""sequence" must be an integer from 0 to 9223372036854775807, without fraction or exponent, not 7.0"#
+        ),
+        (
+            #"{"presenter":"p","sequence":1e3,"epoch":"e","flow":1,"commands":[]}"#,
+            #"without fraction or exponent, not 1000.0"#
+        ),
+        (
+            #"{"presenter":"p","sequence":9223372036854775808,"epoch":"e","flow":1,"commands":[]}"#,
+            #""sequence" must be an integer from 0 to 9223372036854775807"#
         ),
     ])
     func badCommandsNameTheField(body: String, message: String) {
@@ -163,7 +175,7 @@ import Testing
     @Test(arguments: [
         (#"{"session":"k"}"#, #"missing "events""#),
         (#"{"events":[{"kind":"a","at":1,"fields":{}},{"kind":"b","fields":{}}]}"#, #"missing "events[1].at""#),
-        (#"{"events":[{"kind":"a","at":1.5,"fields":{}}]}"#, #""events[0].at" must be a whole number"#),
+        (#"{"events":[{"kind":"a","at":1.5,"fields":{}}]}"#, #""events[0].at" must be an integer"#),
         (#"{"events":[{"kind":"a","at":1,"fields":[]}]}"#, #""events[0].fields" must be an object"#),
     ])
     func badEventBatchesNameTheField(body: String, message: String) {
@@ -184,7 +196,7 @@ import Testing
         )
         #expect(
             failure(VisibilityReport.self, #"{"visibility":"visible","presentables":[1,"2"]}"#)
-                == #""presentables[1]" must be a whole number, not a string"#
+                == #""presentables[1]" must be an integer, not a string"#
         )
         #expect(
             failure(StepMessage.self, #"{"step":{"name":"a","parameters":[]},"sequence":1}"#)

@@ -91,6 +91,13 @@ extension Session {
     /// Ends the session: every flow ends and every step still waiting is dropped.
     mutating func end() {
         var batch = PendingBatch(flow: state.rootFlow, step: nil)
+        // Every screen goes: each presenter's window root is dismissed with all it holds, whether or not its flow
+        // restores its parent's screen when it ends.
+        for (presenter, root) in state.screens.windowRoots.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let change = batch.run(.dismiss(root), for: presenter, on: &state.screens) {
+                handleRemoved(change.removed, batch: &batch)
+            }
+        }
         endFlow(state.rootFlow, reason: "the session ended", batch: &batch)
         flush(batch)
         for token in state.tokens.keys.sorted() {

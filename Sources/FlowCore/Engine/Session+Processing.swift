@@ -202,9 +202,8 @@ extension Session {
         if state.flows[flowID] != nil {
             updateReadiness(of: flowID, startedChildren: startedChildren)
         }
-        let handled = !contributors.isNone || !batch.commands.isEmpty
         flush(batch)
-        finish(delivery, .navigated(handled: handled))
+        finish(delivery, .navigated(declared: flow.declares(step)))
     }
 
     /// Starts taking a screen's steps from `stepper`, emitting the stepper's initial steps (each dropped,

@@ -82,8 +82,8 @@ extension Session {
 
     /// What became of one delivery of a step.
     enum DeliveryOutcome {
-        /// The flow navigated it; `handled` is false when navigate returned `.none` and changed no screen.
-        case navigated(handled: Bool)
+        /// The flow navigated it; `declared` says whether the flow declares the step (``Flow/declares(_:)``).
+        case navigated(declared: Bool)
         case dropped(DropReason)
     }
 
@@ -94,13 +94,15 @@ extension Session {
         }
         progress.pending -= 1
         switch outcome {
-        case .navigated(let handled):
-            if progress.pathLength == nil || handled {
+        case .navigated(let declared):
+            if declared {
                 if !progress.accepted.contains(delivery.flow) {
                     progress.accepted.append(delivery.flow)
                 }
+            } else {
+                progress.undeclared = true
             }
-            if handled, let index = delivery.pathIndex, index == (progress.pathLength ?? 0) - 1 {
+            if declared, let index = delivery.pathIndex, index == (progress.pathLength ?? 0) - 1 {
                 progress.reachedEnd = true
             }
         case .dropped(let reason):
@@ -122,7 +124,10 @@ extension Session {
             let last = pathLength > 0 ? progress.step.name : ""
             fate = progress.reachedEnd ? .accepted(flows: progress.accepted) : .dropped(.unhandled(step: last))
         } else if progress.accepted.isEmpty {
-            fate = .dropped(progress.drop ?? .unboundStepper)
+            // Navigated by flows that do not declare it: unhandled (unless one dropped it with a reason).
+            fate = .dropped(
+                progress.drop ?? (progress.undeclared == true ? .unhandled(step: progress.step.name) : .unboundStepper)
+            )
         } else {
             fate = .accepted(flows: progress.accepted)
         }

@@ -103,6 +103,8 @@ struct TokenProgress: Sendable, Hashable, Codable {
     /// For a deep link: the length of its path, and whether some flow navigated its last step.
     var pathLength: Int?
     var reachedEnd = false
+    /// Whether a flow navigated it without declaring it (optional: absent from sessions kept before it was).
+    var undeclared: Bool?
 }
 
 /// A step whose adapt waits for a guard's answer.

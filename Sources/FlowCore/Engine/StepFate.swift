@@ -34,8 +34,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     case unknownSession
     /// A deep link waited for the session to become ready longer than allowed.
     case deepLinkExpired
-    /// No flow navigated a deep link's (last) step to anything: every flow returned `.none` and changed no
-    /// screen.
+    /// No flow the step reached declares it (``Flow/declares(_:)``; for a deep link, its last step).
     case unhandled(step: String)
     /// The session's queue of steps was full.
     case queueFull
@@ -75,7 +74,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .adaptedAway(let id): "the flow \(id) adapted it to no step"
         case .unknownSession: "the session does not exist"
         case .deepLinkExpired: "the deep link waited too long for the session to become ready"
-        case .unhandled(let step): "no flow navigated to \(step)"
+        case .unhandled(let step): "no flow it reached declares \(step)"
         case .queueFull: "the session's step queue was full"
         case .noneStep: "it was the none step"
         case .sessionEnded: "the session ended before it was navigated"
@@ -101,7 +100,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .deepLinkExpired:
             "send the deep link once the session is ready, or raise the deep-link wait"
         case .unhandled:
-            "handle the step in some flow's navigate, or send the path of steps that opens the flow that does"
+            "declare the step in a flow it reaches (in a flow file, a handler under the flow's navigate, even an empty one: `step: []`), or send the path of steps that opens the flow that does"
         case .queueFull:
             "send steps more slowly, or raise the queue limit"
         case .noneStep:

@@ -40,12 +40,20 @@ public protocol Flow: Sendable {
 
     /// Answers a step: what to show (through `navigator`) and what contributes the next steps.
     func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors
+
+    /// Whether the flow has an answer for the step, even one that does nothing: a step is accepted by the flows that
+    /// declare it, and dropped as `unhandled` when it reaches only flows that do not (a deep link: when the flows it
+    /// reaches do not declare its last step). Defaults to `true`: as in RxFlow, every step reaches `navigate`,
+    /// and one that returns `.none` still navigated.
+    func declares(_ step: Step) -> Bool
 }
 
 extension Flow {
     public var name: String { String(describing: Self.self) }
     public var parameters: JSONObject { [:] }
     public var restoresParentOnEnd: Bool { false }
+
+    public func declares(_ step: Step) -> Bool { true }
 
     public func adapt(step: Step, context: AdaptContext) -> Adaptation {
         .step(step)

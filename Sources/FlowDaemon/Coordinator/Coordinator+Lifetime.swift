@@ -4,9 +4,14 @@ extension Coordinator {
     /// How often idle sessions are looked for (milliseconds).
     static let idleCheckInterval: Int64 = 10_000
 
-    /// Ends a session: its flows end, its screens are dismissed, and flowd forgets it (the store too).
+    /// Ends a session: its flows end, its screens are dismissed, its peers' registrations end (the next message of
+    /// each is answered `notRegistered`; one that says HELLO again starts the session anew), and flowd forgets it
+    /// (the store too).
     mutating func endSession(_ session: SessionID) {
         apply(engine.endSession(session))
+        for (id, peer) in peers where peer.session == session && peer.role != .inspector {
+            unregister(id, reason: "its session ended")
+        }
         commandSequences[session] = nil
         pending[session] = nil
         recentDrops[session] = nil

@@ -70,6 +70,18 @@ extension Coordinator {
             }
             return nil
         }
+        // A session flowd does not have (an inspector's injection names any): its fate at once, and nothing kept for
+        // it, sequence numbers included.
+        guard engine.hasSession(session) else {
+            Counters.bump(&counters.dropped, DropReason.unknownSession.code)
+            send(
+                .stepAck(StepAck(sequence: sequence, fate: WireFate(.dropped(.unknownSession)))),
+                to: peer.id,
+                session: session,
+                correlation: header.id
+            )
+            return nil
+        }
         // An inspector injects steps as the stepper it is named after; it numbers them on its own connection.
         let key = StepperKey(session: session, role: peer.role, name: peer.role == .inspector ? peer.id : peer.name)
         guard admit(sequence, of: key, from: peer.id, correlation: header.id) else { return nil }

@@ -42,6 +42,11 @@ public struct SpecFlow: Flow {
         }
     }
 
+    /// A flow file's flow declares the steps it has a handler for (`three: []` included).
+    public func declares(_ step: Step) -> Bool {
+        definition.handler(for: step.name) != nil
+    }
+
     public func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors {
         guard let handler = definition.handler(for: step.name) else {
             return .none

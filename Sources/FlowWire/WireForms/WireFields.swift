@@ -147,19 +147,26 @@ struct WireFields {
         return text
     }
 
-    /// A whole number of the type (see ``JSONValue/exactInteger(as:)``).
+    /// An integer of the type, written without fraction or exponent (the protocol's integers are signed 64-bit:
+    /// an unsigned field goes up to 2^63 - 1).
     static func whole<I: FixedWidthInteger>(
         _ value: JSONValue,
         _ name: @autoclosure () -> String
     ) throws(WireFieldError) -> I {
+        // JSON text reads into a signed 64-bit integer: nothing above Int.max comes in as one.
+        let upper = I.bitWidth > Int.bitWidth || (I.bitWidth == Int.bitWidth && !I.isSigned) ? "\(Int.max)" : "\(I.max)"
         switch value {
-        case .int, .double:
-            guard let number = value.exactInteger(as: I.self) else {
-                throw WireFieldError("\"\(name())\" must be a whole number from \(I.min) to \(I.max), not \(value)")
+        case .int(let number):
+            guard let fitting = I(exactly: number) else {
+                throw WireFieldError("\"\(name())\" must be an integer from \(I.min) to \(upper), not \(number)")
             }
-            return number
+            return fitting
+        case .double(let number):
+            throw WireFieldError(
+                "\"\(name())\" must be an integer from \(I.min) to \(upper), without fraction or exponent, not \(number)"
+            )
         default:
-            throw WireFieldError("\"\(name())\" must be a whole number, not \(value.kindName)")
+            throw WireFieldError("\"\(name())\" must be an integer, not \(value.kindName)")
         }
     }
 }
