@@ -397,6 +397,42 @@ import Testing
         #expect(welcome.lastSequence == nil)
     }
 
+    /// A step whose parameters do not match the flow file is dropped before any flow sees it, with a fate that names
+    /// the parameter; a deep link too, by its first such step. Tried: `movieIsPicked` without `withId`, with "abc",
+    /// with {}, with an undeclared extra.
+    @Test func aStepWithParametersThatDoNotMatchTheFlowFileIsDroppedNamingTheParameter() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        let before = bus.commands(for: "main").count
+        let tried: [(JSONObject, String)] = [
+            ([:], "movieIsPicked's parameter 'withId' is missing (it must be an int)"),
+            (["withId": "abc"], "movieIsPicked's parameter 'withId' must be an int, not a string"),
+            (["withId": .object([:])], "movieIsPicked's parameter 'withId' must be an int, not an object"),
+        ]
+        for (sequence, (parameters, explanation)) in tried.enumerated() {
+            let step = Step("movieIsPicked", parameters)
+            let acknowledged = try #require(
+                fate(bus.send(.step(StepMessage(step: step, sequence: UInt64(sequence + 1))), from: "kiosk/app"))
+            )
+            #expect(!acknowledged.accepted)
+            #expect(acknowledged.reason == "invalidParameters")
+            #expect(acknowledged.parameter == "withId")
+            #expect(acknowledged.explanation == explanation)
+        }
+        let extra = Step("dashboardIsRequired", ["theme": "dark"])
+        let linked = try #require(
+            fate(bus.send(.deepLink(DeepLinkMessage(path: [extra], sequence: 4)), from: "kiosk/app"))
+        )
+        #expect(linked.reason == "invalidParameters")
+        #expect(linked.parameter == "theme")
+        #expect(bus.commands(for: "main").count == before)
+        #expect(bus.coordinator.counters.dropped["invalidParameters"] == 4)
+        // The journal-free bus goes on: a step that matches passes.
+        let matching = Step("dashboardIsRequired")
+        #expect(fate(bus.send(.step(StepMessage(step: matching, sequence: 5)), from: "kiosk/app"))?.accepted == true)
+    }
+
     /// Ending a session dismisses every screen (its presenter gets the batch), ends its peers' registrations (their
     /// next message is answered notRegistered), and a HELLO starts it anew.
     @Test func endingASessionDismissesItsScreensAndEndsItsRegistrations() throws {

@@ -95,6 +95,21 @@ public struct FlowEngine: Sendable {
         return (token, effects)
     }
 
+    /// Takes in a step (or a deep link's last step, `source` `nil`) only to drop it at once for `reason`: the
+    /// coordinator found its parameters do not match what the flow file declares. It gets a token and a fate like
+    /// any step (events and drops say why), and reaches no flow.
+    public mutating func refuse(
+        _ step: Step,
+        from source: StepSource?,
+        session id: SessionID,
+        reason: DropReason
+    ) -> (token: StepToken, effects: Effects) {
+        guard let (token, effects) = withSession(id, { $0.refuse(step, from: source, reason: reason) }) else {
+            return (StepToken(0), unknownSession(id, step: step, source: source))
+        }
+        return (token, effects)
+    }
+
     /// Takes in a deep link: one step, or a path of steps that opens nested flows, sent to every flow of the
     /// session (RxFlow's `navigate(to:)`). Before the session is ready, it waits (bounded by
     /// ``EngineOptions/deepLinkWait``).

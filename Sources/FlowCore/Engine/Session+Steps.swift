@@ -49,6 +49,15 @@ extension Session {
         return token
     }
 
+    /// Takes in a step only to drop it at once for `reason` (its parameters do not match their declaration): it
+    /// gets a token and a fate like any step, and reaches no flow.
+    mutating func refuse(_ step: Step, from source: StepSource?, reason: DropReason) -> StepToken {
+        let token = state.ids.nextToken()
+        event(.stepReceived(token: token, step: step, source: source))
+        decide(token, step: step, source: source, fate: .dropped(reason))
+        return token
+    }
+
     /// Queues a step the coordinator emits itself (an initial step, a forward), with its own token.
     @discardableResult
     mutating func enqueue(_ step: Step, to flow: FlowID, source: StepSource?) -> Delivery {

@@ -44,6 +44,9 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     case sessionEnded
     /// One event caused more navigations than allowed (a forward loop?): the queued steps were dropped.
     case tooManySteps
+    /// The step's parameters do not match what is declared for it: `parameter` is the first that does not, and
+    /// `problem` says how (`must be an int, not a string`).
+    case invalidParameters(step: String, parameter: String, problem: String)
 
     /// A short code for logs, the wire and filters.
     public var code: String {
@@ -60,6 +63,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .noneStep: "noneStep"
         case .sessionEnded: "sessionEnded"
         case .tooManySteps: "tooManySteps"
+        case .invalidParameters: "invalidParameters"
         }
     }
 
@@ -79,6 +83,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .noneStep: "it was the none step"
         case .sessionEnded: "the session ended before it was navigated"
         case .tooManySteps: "one event caused more navigations than allowed, so the queue was dropped"
+        case .invalidParameters(let step, let parameter, let problem): "\(step)'s parameter '\(parameter)' \(problem)"
         }
     }
 
@@ -109,6 +114,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
             "send it to a running session"
         case .tooManySteps:
             "look for flows that forward steps to each other (or to themselves) without end"
+        case .invalidParameters:
+            "send the parameters declared for the step under `steps:` in the flow file, with their types"
         }
     }
 }

@@ -86,7 +86,13 @@ extension Coordinator {
             session: key.session
         )
         counters.stepsIn += 1
-        let (token, effects) = engine.receive(step, from: source, session: key.session)
+        // Parameters that do not match the flow file: dropped before any flow sees them, with the parameter named.
+        let (token, effects) =
+            if let problem = specification.parameterProblem(of: step) {
+                engine.refuse(step, from: source, session: key.session, reason: problem)
+            } else {
+                engine.receive(step, from: source, session: key.session)
+            }
         awaitFate(of: token, sequence: sequence, of: key, sender: sender)
         apply(effects)
     }
@@ -95,7 +101,15 @@ extension Coordinator {
     mutating func submitDeepLink(_ path: [Step], sequence: UInt64, of key: StepperKey, sender: StepSender) {
         record(.deepLink(stepper: key, sequence: sequence, path: path, sender: sender), session: key.session)
         counters.stepsIn += 1
-        let (token, effects) = engine.deepLink(path, session: key.session)
+        let specification = specification
+        let mismatch = path.lazy.compactMap { step in specification.parameterProblem(of: step).map { (step, $0) } }
+            .first
+        let (token, effects) =
+            if let (step, problem) = mismatch {
+                engine.refuse(step, from: nil, session: key.session, reason: problem)
+            } else {
+                engine.deepLink(path, session: key.session)
+            }
         awaitFate(of: token, sequence: sequence, of: key, sender: sender)
         apply(effects)
     }

@@ -69,13 +69,66 @@ public struct ParameterDeclaration: Sendable {
     public let name: String
     /// Its type.
     public let type: ParameterType
+    /// Whether a step may leave it out (or give `null`): declared with `?` after its type (`withId: int?`).
+    public let optional: Bool
     /// Where it is declared.
     public let location: SourceLocation
+
+    init(name: String, type: ParameterType, optional: Bool = false, location: SourceLocation) {
+        self.name = name
+        self.type = type
+        self.optional = optional
+        self.location = location
+    }
+}
+
+extension StepDeclaration {
+    /// The first of `parameters` that does not match the declaration, and how: a required one missing (or null),
+    /// one of another type, or one not declared. `nil` when they all match.
+    public func mismatch(in parameters: JSONObject) -> (parameter: String, problem: String)? {
+        for declared in self.parameters {
+            guard let value = parameters[declared.name], value != .null else {
+                if declared.optional { continue }
+                return (declared.name, "is missing (it must be \(declared.type.article))")
+            }
+            guard declared.type.accepts(value) else {
+                return (declared.name, "must be \(declared.type.article), not \(value.kindName)")
+            }
+        }
+        let known = Set(self.parameters.map(\.name))
+        if let extra = parameters.keys.sorted().first(where: { !known.contains($0) }) {
+            return (extra, "is not declared for \(name)")
+        }
+        return nil
+    }
+}
+
+extension FlowSpecification {
+    /// Why a step from outside (a STEP, or a step of a DEEPLINK) is dropped before any flow sees it: its
+    /// parameters do not match its declaration. `nil` when they do, or when the step is not declared (refused
+    /// before, with `unknownStep`).
+    public func parameterProblem(of step: Step) -> DropReason? {
+        guard let declaration = self.step(named: step.name),
+            let (parameter, problem) = declaration.mismatch(in: step.parameters)
+        else { return nil }
+        return .invalidParameters(step: step.name, parameter: parameter, problem: problem)
+    }
 }
 
 /// The type of a step parameter.
 public enum ParameterType: String, Sendable, CaseIterable {
     case int, double, string, bool, any
+
+    /// The type in words, with its article: `an int`, `a string`, `anything`.
+    public var article: String {
+        switch self {
+        case .int: "an int"
+        case .double: "a double"
+        case .string: "a string"
+        case .bool: "a bool"
+        case .any: "anything"
+        }
+    }
 
     /// Whether `value` is of this type.
     public func accepts(_ value: JSONValue) -> Bool {

@@ -109,19 +109,27 @@ struct SpecParser {
             var parameters: [ParameterDeclaration] = []
             if case .mapping = entry.value, let members = reader.entries(entry.value, in: "step '\(entry.key)'") {
                 for member in members {
-                    guard case .scalar(let scalar) = member.value, let type = ParameterType(rawValue: scalar.string)
+                    // `int` is required, `int?` may be left out (or null).
+                    let written = (member.value.scalar?.string).map { $0.trimmingCharacters(in: .whitespaces) }
+                    let optional = written?.hasSuffix("?") == true
+                    guard let written, let type = ParameterType(rawValue: optional ? String(written.dropLast()) : written)
                     else {
                         reader.report(
                             .wrongType,
                             at: member.value,
                             "the type of parameter '\(member.key)' must be one of "
                                 + ParameterType.allCases.map(\.rawValue).joined(separator: ", ")
-                                + ", not \(reader.describe(member.value))"
+                                + " (with ? after it when the parameter may be left out), not \(reader.describe(member.value))"
                         )
                         continue
                     }
                     parameters.append(
-                        ParameterDeclaration(name: member.key, type: type, location: reader.location(member.keyNode))
+                        ParameterDeclaration(
+                            name: member.key,
+                            type: type,
+                            optional: optional,
+                            location: reader.location(member.keyNode)
+                        )
                     )
                 }
             } else if reader.json(entry.value) != .null {

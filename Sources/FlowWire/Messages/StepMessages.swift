@@ -55,6 +55,8 @@ public struct WireFate: Sendable, Hashable, Codable {
     public var presentable: PresentableID?
     /// The flow concerned, for `flowEnded` and `adaptedAway`.
     public var flow: FlowID?
+    /// The parameter concerned, for `invalidParameters`.
+    public var parameter: String?
     /// What happened, in a sentence.
     public var explanation: String?
     /// What would have made it pass.
@@ -67,6 +69,7 @@ public struct WireFate: Sendable, Hashable, Codable {
         reason: String? = nil,
         presentable: PresentableID? = nil,
         flow: FlowID? = nil,
+        parameter: String? = nil,
         explanation: String? = nil,
         remedy: String? = nil
     ) {
@@ -75,6 +78,7 @@ public struct WireFate: Sendable, Hashable, Codable {
         self.reason = reason
         self.presentable = presentable
         self.flow = flow
+        self.parameter = parameter
         self.explanation = explanation
         self.remedy = remedy
     }
@@ -94,6 +98,7 @@ public struct WireFate: Sendable, Hashable, Codable {
             switch reason {
             case .notVisible(let id, _), .dismissed(let id): presentable = id
             case .flowEnded(let id), .adaptedAway(let id): flow = id
+            case .invalidParameters(_, let name, _): parameter = name
             default: break
             }
         }

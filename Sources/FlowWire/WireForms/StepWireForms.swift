@@ -65,6 +65,7 @@ extension WireFate: WireRepresentable {
             reason: try fields.optionalString("reason"),
             presentable: try fields.optionalID("presentable"),
             flow: try fields.optionalID("flow"),
+            parameter: try fields.optionalString("parameter"),
             explanation: try fields.optionalString("explanation"),
             remedy: try fields.optionalString("remedy")
         )
@@ -86,6 +87,7 @@ extension WireFate: WireRepresentable {
         if let reason { members.member("reason", reason) }
         if let presentable { members.member("presentable", Int(presentable.rawValue)) }
         if let flow { members.member("flow", Int(flow.rawValue)) }
+        if let parameter { members.member("parameter", parameter) }
         if let explanation { members.member("explanation", explanation) }
         if let remedy { members.member("remedy", remedy) }
     }
