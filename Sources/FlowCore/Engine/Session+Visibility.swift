@@ -46,15 +46,20 @@ extension Session {
         drain()
     }
 
-    /// A tab the presenter says is visible is the one its user selected: the screen tree follows, so that a
-    /// snapshot (a presenter that comes back, a restart) shows the same tab.
+    /// A tab the presenter says is visible, or that holds a screen it says is visible (however deep), is the one its
+    /// user selected: the screen tree follows, so that a snapshot (a presenter that comes back, a restart) shows
+    /// the same tab. A presenter may report only the screen on top.
     private mutating func selectTabs(shownBy presentables: [PresentableID]) {
         for presentable in presentables {
-            guard let node = state.screens[presentable], node.placement == .tab, let tabs = node.parent,
-                let index = state.screens[tabs]?.items.firstIndex(of: presentable),
-                state.screens[tabs]?.selectedTab != index
-            else { continue }
-            _ = try? state.screens.apply(.selectTab(tabs, index: index), for: node.presenter)
+            var current = presentable
+            while let node = state.screens[current], let parent = node.parent {
+                if node.placement == .tab, let index = state.screens[parent]?.items.firstIndex(of: current),
+                    state.screens[parent]?.selectedTab != index
+                {
+                    _ = try? state.screens.apply(.selectTab(parent, index: index), for: node.presenter)
+                }
+                current = parent
+            }
         }
     }
 
