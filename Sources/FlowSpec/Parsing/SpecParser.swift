@@ -112,7 +112,8 @@ struct SpecParser {
                     // `int` is required, `int?` may be left out (or null).
                     let written = (member.value.scalar?.string).map { $0.trimmingCharacters(in: .whitespaces) }
                     let optional = written?.hasSuffix("?") == true
-                    guard let written, let type = ParameterType(rawValue: optional ? String(written.dropLast()) : written)
+                    guard let written,
+                        let type = ParameterType(rawValue: optional ? String(written.dropLast()) : written)
                     else {
                         reader.report(
                             .wrongType,
