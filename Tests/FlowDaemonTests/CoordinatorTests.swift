@@ -431,6 +431,8 @@ import Testing
         // The journal-free bus goes on: a step that matches passes.
         let matching = Step("dashboardIsRequired")
         #expect(fate(bus.send(.step(StepMessage(step: matching, sequence: 5)), from: "kiosk/app"))?.accepted == true)
+        // The none step is no unknown step: every flow file knows it, and no flow navigates it.
+        #expect(fate(bus.send(.step(StepMessage(step: .none, sequence: 6)), from: "kiosk/app"))?.reason == "noneStep")
     }
 
     /// Ending a session dismisses every screen (its presenter gets the batch), ends its peers' registrations (their

@@ -57,7 +57,8 @@ extension Coordinator {
         from peer: Peer,
         header: Header
     ) -> Bool {
-        if let unknown = steps.first(where: { specification.step(named: $0.name) == nil }) {
+        // The none step is known to every flow file: the engine drops it (`noneStep`), as RxFlow ignores it.
+        if let unknown = steps.first(where: { !$0.isNone && specification.step(named: $0.name) == nil }) {
             refuse(
                 sequence,
                 of: key,

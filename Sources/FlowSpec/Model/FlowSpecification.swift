@@ -49,6 +49,9 @@ public struct SessionSpec: Sendable {
     public let rootFlow: String
     /// The root flow's own stepper.
     public let stepper: StepperSpec
+    /// Whether the root flow keeps taking its stepper's steps after its root is dismissed (RxFlow's
+    /// `coordinate(flow:with:allowStepWhenDismissed:)`).
+    public var allowStepWhenDismissed = false
     /// Where `root` is written.
     public let location: SourceLocation
 }

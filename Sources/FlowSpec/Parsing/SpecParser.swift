@@ -85,7 +85,8 @@ struct SpecParser {
     // MARK: Session and steps
 
     private mutating func parseSession(_ node: Node) -> SessionSpec? {
-        guard let entries = reader.entries(node, in: "session", allowed: ["root", "stepper"]) else {
+        guard let entries = reader.entries(node, in: "session", allowed: ["root", "stepper", "allowStepWhenDismissed"])
+        else {
             return nil
         }
         guard let rootEntry = entries.first(where: { $0.key == "root" }) else {
@@ -96,7 +97,11 @@ struct SpecParser {
             return nil
         }
         let stepper = entries.first { $0.key == "stepper" }.flatMap { parseStepper($0.value) } ?? .default
-        return SessionSpec(rootFlow: rootFlow, stepper: stepper, location: reader.location(rootEntry.value))
+        var session = SessionSpec(rootFlow: rootFlow, stepper: stepper, location: reader.location(rootEntry.value))
+        if let entry = entries.first(where: { $0.key == "allowStepWhenDismissed" }) {
+            session.allowStepWhenDismissed = reader.bool(entry.value, "session allowStepWhenDismissed") ?? false
+        }
+        return session
     }
 
     private mutating func parseSteps(_ node: Node) -> [StepDeclaration] {
@@ -106,6 +111,14 @@ struct SpecParser {
         var steps: [StepDeclaration] = []
         for entry in entries {
             guard reader.name(entry.keyNode, "a step name") != nil else { continue }
+            guard entry.key != Step.none.name else {
+                reader.report(
+                    .duplicateName,
+                    at: entry.keyNode,
+                    "'none' is reserved: it is the none step, which a client may send and no flow navigates"
+                )
+                continue
+            }
             var parameters: [ParameterDeclaration] = []
             if case .mapping = entry.value, let members = reader.entries(entry.value, in: "step '\(entry.key)'") {
                 for member in members {

@@ -192,6 +192,11 @@ extension FlowSpecification {
 
     /// Starts a session of this application in `engine`.
     public func startSession(_ id: SessionID, in engine: inout FlowEngine) throws(FlowCoreError) -> Effects {
-        try engine.startSession(id, root: rootFlow, stepper: rootStepper)
+        try engine.startSession(
+            id,
+            root: rootFlow,
+            stepper: rootStepper,
+            allowStepWhenDismissed: session.allowStepWhenDismissed
+        )
     }
 }
