@@ -46,7 +46,8 @@ extension Session {
             return
         }
         state.activePath = index + 1 < path.count ? token : nil
-        let targets = state.flowsInPreorder()
+        let step = path[index]
+        let targets = state.flowsInPreorder().filter { flows[$0]?.takesDeepLink(step) ?? true }
         progress.pending += targets.count - 1
         if index + 1 < path.count {
             progress.pending += 1
@@ -54,7 +55,7 @@ extension Session {
         }
         state.tokens[token] = progress
         let deliveries = targets.map {
-            WorkItem.deliver(Delivery(flow: $0, step: path[index], token: token, pathIndex: index))
+            WorkItem.deliver(Delivery(flow: $0, step: step, token: token, pathIndex: index))
         }
         state.queue.insert(contentsOf: deliveries, at: 0)
         if progress.pending <= 0 {

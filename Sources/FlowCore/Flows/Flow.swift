@@ -46,6 +46,10 @@ public protocol Flow: Sendable {
     /// reaches do not declare its last step). Defaults to `true`: as in RxFlow, every step reaches `navigate`,
     /// and one that returns `.none` still navigated.
     func declares(_ step: Step) -> Bool
+
+    /// Whether a deep link's step reaches the flow: a deep link goes to every flow of the session, as RxFlow's
+    /// `navigate(to:)` does, except to those that say otherwise here. Defaults to `true`.
+    func takesDeepLink(_ step: Step) -> Bool
 }
 
 extension Flow {
@@ -54,6 +58,8 @@ extension Flow {
     public var restoresParentOnEnd: Bool { false }
 
     public func declares(_ step: Step) -> Bool { true }
+
+    public func takesDeepLink(_ step: Step) -> Bool { true }
 
     public func adapt(step: Step, context: AdaptContext) -> Adaptation {
         .step(step)

@@ -14,10 +14,32 @@ public struct FlowDefinition: Sendable {
     public let adaptRules: [AdaptRule]
     /// What it does for each step it handles, in file order.
     public let handlers: [StepHandler]
+    /// Which steps of a deep link it takes (all, as in RxFlow, unless the file says otherwise).
+    public var deepLinks: DeepLinkSteps = .all
 
     /// The handler of a step.
     public func handler(for step: String) -> StepHandler? {
         handlers.first { $0.step == step }
+    }
+}
+
+/// Which steps of a deep link a flow takes: a deep link goes to every flow of the session (RxFlow's
+/// `navigate(to:)`), except to those that say otherwise.
+public enum DeepLinkSteps: Sendable, Equatable {
+    /// Every step (the default).
+    case all
+    /// None: deep links pass the flow by.
+    case none
+    /// Only these steps.
+    case only(Set<String>)
+
+    /// Whether a deep link's step named `step` reaches the flow.
+    public func takes(_ step: String) -> Bool {
+        switch self {
+        case .all: true
+        case .none: false
+        case .only(let steps): steps.contains(step)
+        }
     }
 }
 

@@ -178,9 +178,40 @@ struct SpecParser {
         return flows
     }
 
+    /// `deepLinks: all` (the default), `none`, or a list of the steps the flow takes from deep links.
+    private mutating func parseDeepLinks(_ node: Node, flow: String) -> DeepLinkSteps {
+        if case .scalar(let scalar) = node {
+            switch scalar.string {
+            case "all": return .all
+            case "none": return .none
+            default: break
+            }
+        }
+        guard case .sequence = node, let items = reader.items(node, in: "deepLinks of flow '\(flow)'") else {
+            reader.report(
+                .wrongType,
+                at: node,
+                "deepLinks of flow '\(flow)' must be all, none, or a list of steps, not \(reader.describe(node))"
+            )
+            return .all
+        }
+        var steps: Set<String> = []
+        for item in items {
+            if let step = reader.name(item, "a step of deepLinks") {
+                steps.insert(step)
+            }
+        }
+        return .only(steps)
+    }
+
     private mutating func parseFlow(_ name: String, _ node: Node, at keyNode: Node) -> FlowDefinition? {
         let context = "flow '\(name)'"
-        guard let entries = reader.entries(node, in: context, allowed: ["root", "restoreParentOnEnd", "adapt", "on"])
+        guard
+            let entries = reader.entries(
+                node,
+                in: context,
+                allowed: ["root", "restoreParentOnEnd", "adapt", "on", "deepLinks"]
+            )
         else {
             return nil
         }
@@ -205,7 +236,7 @@ struct SpecParser {
                 handlers.append(StepHandler(step: step.key, actions: actions, location: reader.location(step.keyNode)))
             }
         }
-        return FlowDefinition(
+        var flow = FlowDefinition(
             name: name,
             location: reader.location(keyNode),
             root: root,
@@ -213,6 +244,10 @@ struct SpecParser {
             adaptRules: rules,
             handlers: handlers
         )
+        if let deepLinks = value("deepLinks") {
+            flow.deepLinks = parseDeepLinks(deepLinks, flow: name)
+        }
+        return flow
     }
 
     private mutating func parseRoot(_ node: Node, flow: String) -> FlowRoot? {

@@ -42,6 +42,11 @@ public struct SpecFlow: Flow {
         }
     }
 
+    /// A flow file's flow takes the deep-link steps its `deepLinks:` names (all by default).
+    public func takesDeepLink(_ step: Step) -> Bool {
+        definition.deepLinks.takes(step.name)
+    }
+
     /// A flow file's flow declares the steps it has a handler for (`three: []` included).
     public func declares(_ step: Step) -> Bool {
         definition.handler(for: step.name) != nil

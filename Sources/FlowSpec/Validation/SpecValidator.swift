@@ -24,6 +24,11 @@ struct SpecValidator {
                 checkStepUsed(handler.step, at: handler.location, "flow '\(flow.name)'")
                 checkActions(handler, in: flow)
             }
+            if case .only(let steps) = flow.deepLinks {
+                for step in steps.sorted() {
+                    checkStepUsed(step, at: flow.location, "the deepLinks of flow '\(flow.name)'")
+                }
+            }
         }
         for template in spec.session.stepper.templates {
             check(template, handling: nil)
