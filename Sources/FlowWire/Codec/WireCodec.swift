@@ -44,11 +44,9 @@ public struct WireCodec: Sendable {
         }
         do {
             return try decodeFlowBus(frames)
-        } catch var error {
-            if error.correlation == nil, error.code != .malformedHeader {
-                error.correlation = headerID(frames)
-            }
-            throw error
+        } catch {
+            guard error.correlation == nil, error.code != .malformedHeader else { throw error }
+            throw WireError(error.code, error.message, correlation: headerID(frames))
         }
     }
 
