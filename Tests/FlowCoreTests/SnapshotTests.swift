@@ -85,8 +85,8 @@ private var registry: FlowRegistry {
 
         // The same events from here on give the same effects, on and on.
         let continuations: [(inout FlowEngine) throws -> Effects] = [
+            // p2 was covered by the settings flow's screen: hidden by flowd already, its step is dropped.
             { try $0.answerGuard(question.id, allowed: false, session: "s") },
-            { try $0.report(.hidden, of: [PresentableID(2)], by: .main, session: "s") },
             { $0.receive(Step("movieIsPicked"), from: .presentable(PresentableID(2)), session: "s").effects },
             { try $0.report(.visible, of: [PresentableID(2)], by: .main, session: "s") },
             { $0.receive(Step("movieIsPicked"), from: .presentable(PresentableID(2)), session: "s").effects },

@@ -98,6 +98,29 @@ private let picked = Step("movieIsPicked", ["withId": 23452])
         #expect(journal.all.endedFlows.isEmpty)
     }
 
+    /// flowd owns the tree: a screen its commands cover is hidden at once (its steps stop passing before the
+    /// presenter says anything); one they uncover waits for the presenter's report.
+    @Test func aScreenCoveredByANavigationIsHiddenAtOnceAndAnUncoveredOneWaitsForItsReport() throws {
+        var engine = FlowEngine()
+        var journal = Journal()
+        journal.record(try engine.startSession("s", root: listFlow(), stepper: .default))
+        journal.record(try engine.report(.visible, of: [list], by: .main, session: "s"))
+        _ = journal.record(engine.receive(picked, from: .presentable(list), session: "s"))
+        // The detail was pushed over the list: the list is hidden in the same navigation.
+        #expect(engine.inspect("s")?.visibility(of: list) == .hidden)
+        #expect(journal.all.events.contains { $0.kind == .visibilityChanged(presentable: list, visibility: .hidden) })
+        let covered = engine.receive(picked, from: .presentable(list), session: "s")
+        #expect(covered.effects.fate(of: covered.token) == .dropped(.notVisible(list, .hidden)))
+        // Popped back: the list stays hidden until the presenter reports it visible.
+        let detail = PresentableID(3)
+        journal.record(try engine.report(.visible, of: [detail], by: .main, session: "s"))
+        _ = journal.record(engine.deepLink([Step("back")], session: "s"))
+        #expect(engine.inspect("s")?.visibility(of: list) == .hidden)
+        journal.record(try engine.report(.visible, of: [list], by: .main, session: "s"))
+        let shown = engine.receive(picked, from: .presentable(list), session: "s")
+        #expect(shown.effects.fate(of: shown.token)?.isAccepted == true)
+    }
+
     @Test func aPoppedScreenIsDismissedByTheEnginesOwnCommand() throws {
         var engine = FlowEngine()
         var journal = Journal()

@@ -59,9 +59,10 @@ import Testing
                 "kiosk      visibility p3 wishlist visible",
                 "kiosk      visibility p5 WishlistTable visible",
                 "kiosk      navigate   f3 WishlistFlow ▸ movieIsPicked {\"withId\":7} → contribute p7 (presentable)",
+                // Covered by flowd's own push: hidden at once, before the presenter says anything.
+                "kiosk      visibility p5 WishlistTable hidden",
                 "kiosk      step       movieIsPicked {\"withId\":7} from screen p5 WishlistTable → accepted by f3 WishlistFlow",
                 "kiosk      commands   main #6: push p7 MovieDetail onto p3 wishlist",
-                "kiosk      visibility p5 WishlistTable hidden",
                 "kiosk      visibility p7 MovieDetail visible",
                 "kiosk      step       movieIsPicked {\"withId\":8} from screen p5 WishlistTable → dropped (notVisible): its presentable p5 was hidden",
             ]

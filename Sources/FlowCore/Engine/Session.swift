@@ -119,6 +119,7 @@ struct Session: Sendable {
             commands[presenter, default: []].append(command)
         }
         for presenter in order {
+            hideCovered(of: presenter)
             effects.batches.append(
                 CommandBatch(
                     session: id,
@@ -128,6 +129,20 @@ struct Session: Sendable {
                     step: batch.step
                 )
             )
+        }
+    }
+}
+
+extension Session {
+    /// flowd owns the screen tree: a screen its commands just covered (a push, a presentation, another tab, a
+    /// dismissal above it) is no longer visible, at once, so that its steps stop passing before the presenter says
+    /// so. A screen uncovered keeps its state until its presenter reports it (it may not be drawn yet).
+    mutating func hideCovered(of presenter: PresenterID) {
+        let showing = Set(state.screens.visiblePresentables(of: presenter))
+        for presentable in state.screens.presentables(of: presenter)
+        where !showing.contains(presentable) && visibility(of: presentable) == .visible {
+            state.visibility[presentable] = .hidden
+            event(.visibilityChanged(presentable: presentable, visibility: .hidden))
         }
     }
 }
