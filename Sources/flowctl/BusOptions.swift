@@ -152,6 +152,18 @@ func printJSON(_ value: some Encodable) throws {
 }
 
 extension BusOptions {
+    /// Exits 1 when flowd does not have `session`, asking on a connection of its own.
+    func requireSession(_ session: String) async throws {
+        let inspector = try await inspector()
+        do {
+            try await requireSession(session, inspector)
+        } catch {
+            await inspector.close()
+            throw error
+        }
+        await inspector.close()
+    }
+
     /// Exits 1 with "flowd has no session 'X' (flowctl list shows them)" when flowd does not have `session`.
     func requireSession(_ session: String, _ inspector: InspectorClient) async throws {
         _ = try await query(inspector, "tree", session: session)

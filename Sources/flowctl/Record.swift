@@ -25,8 +25,13 @@ struct Record: AsyncParsableCommand {
     @Argument(help: "The file to write.")
     var file: String
 
-    @Option(help: "Only this session (default: every session).")
+    @Option(
+        help: "Only this session (default: every session; flowctl exits 1 when flowd does not have it, unless --wait)."
+    )
     var session: String?
+
+    @Flag(help: "With --session: record even if flowd does not have the session yet (it may come).")
+    var wait = false
 
     @Option(help: "Stop after this many inputs.")
     var count: Int?
@@ -50,6 +55,9 @@ struct Record: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let session, !wait {
+            try await bus.requireSession(session)
+        }
         let stream: InspectionStream
         do {
             stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)

@@ -97,14 +97,7 @@ struct Watch: AsyncParsableCommand {
         filter.presenters = presenter
         filter.steps = step
         if let session, !wait {
-            let inspector = try await bus.inspector()
-            do {
-                try await bus.requireSession(session, inspector)
-            } catch {
-                await inspector.close()
-                throw error
-            }
-            await inspector.close()
+            try await bus.requireSession(session)
         }
         let stream: InspectionStream
         do {

@@ -32,6 +32,7 @@ import Testing
             ["deeplink", "settingsAreRequired", "--session", "nosuch"],
             ["stats", "--session", "nosuch", "--once"], ["watch", "--session", "nosuch", "--count", "1"],
             ["explain", "nosuch"],
+            ["record", uniqueDirectory("rec") + ".flowrec", "--session", "nosuch", "--duration", "1"],
         ] {
             let nowhere = try bus.flowctl(arguments)
             #expect(nowhere.status == 1, "\(arguments)")

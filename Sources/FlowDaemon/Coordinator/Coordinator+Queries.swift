@@ -14,7 +14,20 @@ extension Coordinator {
             )
             return
         }
+        if let problem = Self.argumentProblem(query.arguments) {
+            reply(to: peer.id, correlation: header.id, error: .malformedBody, problem)
+            return
+        }
         let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
+        if session == nil, ["tree", "drops", "endSession"].contains(query.what) {
+            reply(
+                to: peer.id,
+                correlation: header.id,
+                error: .missingSession,
+                "name the session: \"arguments.session\" (a peer of no session has none to default to)"
+            )
+            return
+        }
         if let session, ["tree", "drops", "endSession"].contains(query.what),
             let denial = authorizationRefusal(of: peer, in: session, acting: query.what == "endSession")
         {
@@ -87,6 +100,24 @@ extension Coordinator {
             return
         }
         send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
+    }
+
+    /// What is wrong with a QUERY's arguments, in the protocol's words: `session` and `after` are strings, `limit`
+    /// an integer (`null` is as if left out).
+    static func argumentProblem(_ arguments: JSONObject) -> String? {
+        for key in ["session", "after"] {
+            if let value = arguments[key], value != .null, value.stringValue == nil {
+                return "\"arguments.\(key)\" must be a string, not \(value.kindName)"
+            }
+        }
+        if let limit = arguments["limit"], limit != .null {
+            guard case .int = limit else {
+                return limit.doubleValue == nil
+                    ? "\"arguments.limit\" must be an integer, not \(limit.kindName)"
+                    : "\"arguments.limit\" must be an integer, without fraction or exponent, not \(limit)"
+            }
+        }
+        return nil
     }
 
     /// The most entries a `sessions` or `registrations` reply holds: a client reads a long list page by page.
