@@ -41,4 +41,19 @@ import Testing
         }
         #expect(selected == [1])
     }
+
+    /// The tab a report selects covers the others: a screen the other tab showed is hidden at once.
+    @Test func aTabSelectedByAReportHidesWhatTheOtherTabShowed() throws {
+        var engine = FlowEngine()
+        _ = try engine.startSession("s", root: tabbedApp(), stepper: .one(.one))
+        let screens = try #require(engine.screens(of: "s"))
+        let tabs = try #require(screens.nodes.values.first { $0.description.name == "root" })
+        let first = tabs.items[0]
+        _ = try engine.report(.visible, of: [first], session: "s")
+        #expect(engine.inspect("s")?.visibility(of: first) == .visible)
+        _ = engine.deepLink([.three], session: "s")
+        let deep = try #require(engine.screens(of: "s")?.nodes.values.first { $0.description.name == "Deep" })
+        _ = try engine.report(.visible, of: [deep.id], session: "s")
+        #expect(engine.inspect("s")?.visibility(of: first) == .hidden)
+    }
 }

@@ -53,7 +53,7 @@ import Testing
         try roundTrips(StepMessage(step: Step("home"), sequence: 1))
         try roundTrips(StepMessage(step: Step("tap", ["x": 1]), sequence: 9, presentable: PresentableID(4)))
         try roundTrips(DeepLinkMessage(path: [Step("a"), Step("b", ["id": "7"])], sequence: 3))
-        try roundTrips(DeepLinkMessage(path: [], sequence: 4))
+        try roundTrips(DeepLinkMessage(path: [Step("only")], sequence: 4))
         for fate in Self.fates {
             try roundTrips(fate)
             try roundTrips(StepAck(sequence: 12, fate: fate))

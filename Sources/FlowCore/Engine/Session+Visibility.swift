@@ -27,7 +27,10 @@ extension Session {
                 event(.visibilityChanged(presentable: presentable, visibility: visibility))
             }
             if visibility == .visible {
-                selectTabs(shownBy: presentables)
+                // The tab the user chose covers the others: what they show is hidden at once.
+                for presenter in selectTabs(shownBy: presentables).sorted() {
+                    hideCovered(of: presenter)
+                }
             }
         case .dismissed:
             for presentable in presentables {
@@ -49,7 +52,9 @@ extension Session {
     /// A tab the presenter says is visible, or that holds a screen it says is visible (however deep), is the one its
     /// user selected: the screen tree follows, so that a snapshot (a presenter that comes back, a restart) shows
     /// the same tab. A presenter may report only the screen on top.
-    private mutating func selectTabs(shownBy presentables: [PresentableID]) {
+    /// Returns the presenters whose selected tab changed.
+    private mutating func selectTabs(shownBy presentables: [PresentableID]) -> Set<PresenterID> {
+        var changed: Set<PresenterID> = []
         for presentable in presentables {
             var current = presentable
             while let node = state.screens[current], let parent = node.parent {
@@ -57,10 +62,12 @@ extension Session {
                     state.screens[parent]?.selectedTab != index
                 {
                     _ = try? state.screens.apply(.selectTab(parent, index: index), for: node.presenter)
+                    changed.insert(node.presenter)
                 }
                 current = parent
             }
         }
+        return changed
     }
 
     /// A presenter stopped answering: everything it shows becomes hidden (steps paused), not dismissed.

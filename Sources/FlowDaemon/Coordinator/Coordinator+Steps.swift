@@ -103,8 +103,10 @@ extension Coordinator {
         record(.deepLink(stepper: key, sequence: sequence, path: path, sender: sender), session: key.session)
         counters.stepsIn += 1
         let specification = specification
-        let mismatch = path.lazy.compactMap { step in specification.parameterProblem(of: step).map { (step, $0) } }
-            .first
+        // The none step is never navigated, in a deep link as on its own.
+        let mismatch =
+            path.first(where: \.isNone).map { ($0, DropReason.noneStep) }
+            ?? path.lazy.compactMap { step in specification.parameterProblem(of: step).map { (step, $0) } }.first
         let (token, effects) =
             if let (step, problem) = mismatch {
                 engine.refuse(step, from: nil, session: key.session, reason: problem)

@@ -22,7 +22,7 @@ extension StepMessage: WireRepresentable {
         let fields = try WireFields(value, at: path)
         self.init(
             step: try fields.value("step", as: Step.self),
-            sequence: try fields.unsigned("sequence"),
+            sequence: try fields.sequence("sequence"),
             presentable: try fields.optionalID("presentable")
         )
     }
@@ -37,7 +37,11 @@ extension StepMessage: WireRepresentable {
 extension DeepLinkMessage: WireRepresentable {
     public init(wire value: JSONValue, at path: String) throws(WireFieldError) {
         let fields = try WireFields(value, at: path)
-        self.init(path: try fields.values("path", as: Step.self), sequence: try fields.unsigned("sequence"))
+        let path = try fields.values("path", as: Step.self)
+        guard !path.isEmpty else {
+            throw WireFieldError("\"\(fields.name("path"))\" must hold at least one step")
+        }
+        self.init(path: path, sequence: try fields.sequence("sequence"))
     }
 
     public var wireValue: JSONValue {

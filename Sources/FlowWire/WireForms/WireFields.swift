@@ -76,6 +76,15 @@ struct WireFields {
         try Self.whole(try required(key), name(key))
     }
 
+    /// A STEP's or DEEPLINK's sequence number: they start at 1.
+    func sequence(_ key: String) throws(WireFieldError) -> UInt64 {
+        let number = try unsigned(key)
+        guard number >= 1 else {
+            throw WireFieldError("\"\(name(key))\" must be an integer from 1 (sequences start at 1), not 0")
+        }
+        return number
+    }
+
     func optionalUnsigned(_ key: String) throws(WireFieldError) -> UInt64? {
         guard let value = optional(key) else { return nil }
         return try Self.whole(value, name(key))
