@@ -12,7 +12,11 @@ import Testing
             atPath: (file as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true
         )
-        let recorder = try bus.startFlowctl(["record", file, "--session", "kiosk"], ready: "recording session kiosk")
+        // The session comes with the journey, after the recorder starts: --wait.
+        let recorder = try bus.startFlowctl(
+            ["record", file, "--session", "kiosk", "--wait"],
+            ready: "recording session kiosk"
+        )
         let presenter = try await ScriptedJourney(bus: bus).run()
         // The journey's last input is the tap on the hidden table.
         waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("\"withId\":8") == true }
