@@ -16,10 +16,19 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Starts the built flowd with `arguments`; without `--state-dir` or `--ephemeral` among them, it gets a fresh
     /// state directory of its own. With `fileSizeLimit` (bytes), no file flowd writes may grow beyond it (the
     /// shell's `ulimit -f`, with SIGXFSZ ignored): a write past it fails with EFBIG, as on a full disk.
-    /// With `openFileLimit`, flowd starts with that soft and hard limit of open files (`ulimit -n`).
-    public init(_ arguments: [String], fileSizeLimit: Int? = nil, openFileLimit: Int? = nil) throws {
+    /// With `openFileLimit`, flowd starts with that soft and hard limit of open files (`ulimit -n`). `environment`
+    /// adds to the test's own environment.
+    public init(
+        _ arguments: [String],
+        fileSizeLimit: Int? = nil,
+        openFileLimit: Int? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         let flowd = try builtProduct("flowd")
         process.executableURL = URL(fileURLWithPath: flowd)
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let index = arguments.firstIndex(of: "--state-dir"), index + 1 < arguments.count {
             stateDirectory = arguments[index + 1]
             ownsStateDirectory = false

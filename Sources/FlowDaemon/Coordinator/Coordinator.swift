@@ -105,6 +105,8 @@ public struct Coordinator: Sendable {
 
     /// The sessions that exist.
     public var sessions: [SessionID] { engine.sessionIDs }
+    /// How many peers are registered.
+    public var peerCount: Int { peers.count }
 
     /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970): half a heartbeat interval
     /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the

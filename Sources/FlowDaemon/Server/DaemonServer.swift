@@ -180,6 +180,12 @@ public final class DaemonServer: Sendable {
         logger.info(
             "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
         )
+        // Under systemd (Type=notify): ready once the endpoints are bound and the sessions restored.
+        var notifier = SystemdNotifier()
+        let status = { (coordinator: Coordinator) in
+            "\(coordinator.sessions.count) sessions, \(coordinator.peerCount) peers"
+        }
+        notifier.notify("READY=1\nSTATUS=ready: \(status(daemon.coordinator))")
 
         var outgoing = daemon.pendingOutput
         var delivery = OrderedDelivery(
@@ -197,7 +203,11 @@ public final class DaemonServer: Sendable {
         var unread: [String: Int] = [:]
         var lastTrim = clock.now
         loop: while !stopRequested.withLock({ $0 }) {
-            let wakeUp = min(daemon.coordinator.nextWakeUp(), intake.controls.nextCut ?? .max)
+            let wakeUp = min(
+                daemon.coordinator.nextWakeUp(),
+                intake.controls.nextCut ?? .max,
+                notifier.nextDue ?? .max
+            )
             let wait = max(0, wakeUp - clock.now)
             let ready = try poller.poll(timeout: .milliseconds(wait))
             // The two clocks are read apart, in whole milliseconds: their difference jitters by one either way.
@@ -308,7 +318,10 @@ public final class DaemonServer: Sendable {
                 uniquingKeysWith: +
             )
             outgoing.removeAll(keepingCapacity: true)
+            // The watchdog hears from the loop itself: a loop that is stuck stops it.
+            notifier.tick(now: clock.now) { status(daemon.coordinator) }
         }
+        notifier.notify("STOPPING=1")
         // The last turn: every session written whole. What the turns answered leaves once it is written; if it
         // cannot be, nothing of it leaves, and flowd fails.
         _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
