@@ -141,6 +141,12 @@ struct Run: AsyncParsableCommand {
     var curveSecretKey: String?
 
     @Option(
+        help:
+            "A file holding flowd's CURVE secret key, instead of --curve-secret-key (which shows in ps): with systemd, LoadCredential= and %d/NAME."
+    )
+    var curveSecretKeyFile: String?
+
+    @Option(
         name: .customLong("authorize"),
         help:
             "A client allowed in with CURVE, as ID=PUBLIC_KEY, optionally granted only some sessions and roles: ID=PUBLIC_KEY:SESSIONS[:ROLES] (sessions: ids, prefixes ending in *, or *; roles: stepper, presenter, guard, inspector, control). Repeat for several."
@@ -209,6 +215,7 @@ struct Run: AsyncParsableCommand {
         flags.inspectionDelay = inspectionDelay
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
+        flags.curveSecretKeyFile = curveSecretKeyFile
         var keys: [String: String] = [:]
         var grants: [String: ClientGrant] = [:]
         for entry in authorized {

@@ -14,7 +14,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys a file may have.
     public static let keys = [
         "flows", "control", "events", "tcp", "heartbeatInterval", "heartbeatTimeout", "maxMessageSize", "guardTimeout",
-        "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "authorizedKeys", "stateDir",
+        "deepLinkWait", "peerMessageRate", "inspectionDelay", "curveSecretKey", "curveSecretKeyFile", "authorizedKeys",
+        "stateDir",
         "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
         "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup", "maxPresentables", "maxSessionDataBytes",
         "maxSteppersPerSession",
@@ -62,6 +63,9 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var inspectionDelay: Int?
     /// flowd's CURVE secret key (Z85); with it, every socket requires CURVE.
     public var curveSecretKey: String?
+    /// A file holding flowd's CURVE secret key (Z85), instead of ``curveSecretKey``: a key on the command line shows
+    /// in `ps`, a file (systemd's `LoadCredential=`) does not.
+    public var curveSecretKeyFile: String?
     /// Client id → CURVE public key (Z85).
     public var authorizedKeys: [String: String]?
     /// Client id → what it may do (ids without one may do everything).
@@ -152,6 +156,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "sessionsPerPeerPerMinute": file.sessionsPerPeerPerMinute = number()
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
+            case "curveSecretKeyFile": file.curveSecretKeyFile = value.string
             case "stateDir":
                 guard let directory = value.string, !directory.isEmpty else {
                     problems.append("\(place): 'stateDir' must be a directory, or none")
@@ -260,7 +265,10 @@ extension ConfigurationFile {
         merged.ipcGroup = overrides.ipcGroup ?? ipcGroup
         merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
-        merged.curveSecretKey = overrides.curveSecretKey ?? curveSecretKey
+        // A key given one way on the command line wins over the file's, given either way.
+        let flagsGiveKey = overrides.curveSecretKey != nil || overrides.curveSecretKeyFile != nil
+        merged.curveSecretKey = flagsGiveKey ? overrides.curveSecretKey : curveSecretKey
+        merged.curveSecretKeyFile = flagsGiveKey ? overrides.curveSecretKeyFile : curveSecretKeyFile
         merged.stateDir = overrides.stateDir ?? stateDir
         merged.durability = overrides.durability ?? durability
         merged.idleSessionExpiry = overrides.idleSessionExpiry ?? idleSessionExpiry
@@ -339,7 +347,22 @@ extension DaemonConfiguration {
             }
             snapshotInterval = value
         }
-        if let secretKey = file.curveSecretKey {
+        var secretKey = file.curveSecretKey
+        if let path = file.curveSecretKeyFile {
+            guard secretKey == nil else {
+                throw ConfigurationError(
+                    "give flowd's CURVE secret key one way: curveSecretKey (--curve-secret-key) or curveSecretKeyFile (--curve-secret-key-file), not both"
+                )
+            }
+            do {
+                secretKey = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines
+                )
+            } catch {
+                throw ConfigurationError("cannot read the CURVE secret key file \(path): \(error.localizedDescription)")
+            }
+        }
+        if let secretKey {
             curve = CurveSettings(
                 secretKey: secretKey,
                 authorizedKeys: file.authorizedKeys ?? [:],
@@ -348,7 +371,7 @@ extension DaemonConfiguration {
             try curve?.check()
         } else if !(file.authorizedKeys ?? [:]).isEmpty {
             throw ConfigurationError(
-                "authorized keys mean nothing without flowd's CURVE secret key (curveSecretKey, --curve-secret-key)"
+                "authorized keys mean nothing without flowd's CURVE secret key (curveSecretKey, --curve-secret-key, or curveSecretKeyFile, --curve-secret-key-file)"
             )
         }
         try checkRanges()
