@@ -56,7 +56,7 @@ extension Coordinator {
 
     /// With CURVE: control connections were cut for saying nothing (since they connected, for longer than a client
     /// waits to speak, or since their last message, for longer than the heartbeat timeout); `peers` says where each
-    /// was (`address:port`, or `pid N`), so that an operator can find a process that holds others' ids.
+    /// was (`address:port`, or `localhost:uid:gid:pid` over ipc), so that an operator can find a process that holds others' ids.
     public mutating func silentConnectionsCut(_ peers: [String]) {
         let shown = peers.prefix(5).joined(separator: ", ") + (peers.count > 5 ? "…" : "")
         noteBoundHit(

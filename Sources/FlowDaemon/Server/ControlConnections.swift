@@ -90,41 +90,9 @@ struct ControlConnections {
         return silent.compactMap { cut($0) }
     }
 
-    /// Where the peer of a connection is, for an operator to find it: `address:port` over tcp, `pid N (uid U)` over
-    /// ipc; `?` when unknown.
+    /// Where the peer of a connection is, for an operator to find it: `address:port` over tcp,
+    /// `localhost:uid:gid:pid` over ipc; `?` when unknown.
     static func peer(of descriptor: Int32) -> String {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
-        }
-        guard named == 0 else { return "?" }
-        if Int32(storage.ss_family) == AF_UNIX {
-            // struct ucred: pid, uid, gid.
-            var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
-            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
-            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return "?" }
-            return "pid \(credentials.0) (uid \(credentials.1))"
-        }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
-        let found = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo(
-                    $0,
-                    length,
-                    &host,
-                    socklen_t(host.count),
-                    &service,
-                    socklen_t(service.count),
-                    NI_NUMERICHOST | NI_NUMERICSERV
-                )
-            }
-        }
-        guard found == 0 else { return "?" }
-        let text = { (characters: [CChar]) in
-            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return "\(text(host)):\(text(service))"
+        SubscriberConnections.peerAddress(of: descriptor, port: true)?.address ?? "?"
     }
 }

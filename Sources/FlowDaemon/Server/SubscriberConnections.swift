@@ -146,8 +146,9 @@ struct SubscriberConnections {
     }
 
     /// The address ZeroMQ gives the peer of a connection, made the way libzmq makes it: the numeric host, and over
-    /// ipc (`isLocal`) the peer's `:uid:gid:pid` after it (`localhost:1000:1000:4242`).
-    static func peerAddress(of descriptor: Int32) -> (address: String, isLocal: Bool)? {
+    /// ipc (`isLocal`) the peer's `:uid:gid:pid` after it (`localhost:1000:1000:4242`). With `port`, a tcp peer's
+    /// port follows its host (`10.0.0.7:51234`), for an operator to find the process.
+    static func peerAddress(of descriptor: Int32, port: Bool = false) -> (address: String, isLocal: Bool)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &storage) {
@@ -155,14 +156,28 @@ struct SubscriberConnections {
         }
         guard named == 0 else { return nil }
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let found = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+                getnameinfo(
+                    $0,
+                    length,
+                    &host,
+                    socklen_t(host.count),
+                    &service,
+                    socklen_t(service.count),
+                    NI_NUMERICHOST | NI_NUMERICSERV
+                )
             }
         }
         guard found == 0 else { return nil }
-        let address = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard Int32(storage.ss_family) == AF_UNIX else { return (address, false) }
+        let text = { (characters: [CChar]) in
+            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        let address = text(host)
+        guard Int32(storage.ss_family) == AF_UNIX else {
+            return (port ? "\(address):\(text(service))" : address, false)
+        }
         // struct ucred: pid, uid, gid.
         var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
         var size = socklen_t(MemoryLayout.size(ofValue: credentials))

@@ -42,21 +42,11 @@ struct SystemdNotifier {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(socketPath.utf8)
-        if path.first == UInt8(ascii: "@") {
-            path[0] = 0  // The abstract namespace.
-        }
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
         let message = Array(state.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                message.withUnsafeBytes {
-                    sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length)
-                }
+        // Never waits: the event loop sends these (a full queue at systemd loses one notification, not the loop).
+        let sent = withUnixSocketAddress(socketPath) { address, length in
+            message.withUnsafeBytes {
+                sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length)
             }
         }
         return sent == message.count

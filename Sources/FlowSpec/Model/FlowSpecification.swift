@@ -16,6 +16,16 @@ public struct FlowSpecification: Sendable {
     public let flows: [FlowDefinition]
     /// The text it was read from: what a daemon keeps with its journal, to replay it with the same flows.
     public internal(set) var source = ""
+    /// Where each step is in ``steps``: every step from outside is looked up (declared? its parameters?).
+    private let stepIndex: [String: Int]
+
+    init(file: String, session: SessionSpec, steps: [StepDeclaration], flows: [FlowDefinition]) {
+        self.file = file
+        self.session = session
+        self.steps = steps
+        self.flows = flows
+        stepIndex = Dictionary(steps.enumerated().map { ($1.name, $0) }) { first, _ in first }
+    }
 
     /// The flow with this name.
     public func flow(named name: String) -> FlowDefinition? {
@@ -24,7 +34,7 @@ public struct FlowSpecification: Sendable {
 
     /// The step declaration with this name.
     public func step(named name: String) -> StepDeclaration? {
-        steps.first { $0.name == name }
+        stepIndex[name].map { steps[$0] }
     }
 
     /// The number of distinct screen names the flows show.
