@@ -36,6 +36,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "FlowStore", dependencies: ["CSQLite"]),
+        // The version and the commit the binaries were built from (--version, WELCOME, the build-info metric).
+        .target(name: "FlowBuildInfo", plugins: ["BuildInfoPlugin"]),
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
         // JSON text and values on their own: the wire reads it, the engine only holds values; fuzzed by flowfuzz.
         .target(name: "FlowJSON"),
         .target(name: "FlowCore", dependencies: ["FlowJSON"]),
@@ -44,7 +47,7 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "ZeroMQ",
+                "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -62,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowBus", "FlowInspector", "FlowSpec", "FlowWire", "ZeroMQ",
+                "FlowBus", "FlowBuildInfo", "FlowInspector", "FlowSpec", "FlowWire", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowSpec", "FlowDaemon", "FlowStore",
+                "FlowSpec", "FlowDaemon", "FlowStore", "FlowBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowBuildInfo
 
 /// flowctl: the FlowBus bus inspector.
 @main
@@ -10,6 +11,7 @@ struct FlowCtl: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success, 2 a step emitted was dropped, 64 bad arguments, 69 flowd unreachable, 1 anything else\n(an unknown session...).
             """,
+        version: BuildInfo.versionLine(program: "flowctl"),
         subcommands: [
             Watch.self, Tree.self, List.self, Emit.self, DeepLink.self, Explain.self, Stats.self, Record.self,
             Replay.self, Ping.self,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowBuildInfo
 
 /// flowd: the FlowBus coordinator daemon.
 @main
@@ -12,6 +13,7 @@ struct Flowd: AsyncParsableCommand {
             sessions in its state directory ($XDG_STATE_HOME/flowbus, else ~/.local/state/flowbus; --state-dir), so \
             a restart loses none; `flowd run --help` has every option.
             """,
+        version: BuildInfo.versionLine(program: "flowd"),
         subcommands: [Run.self, Check.self, Keygen.self],
         defaultSubcommand: Run.self
     )

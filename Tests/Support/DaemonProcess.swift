@@ -12,17 +12,21 @@ public final class DaemonProcess: @unchecked Sendable {
     public let stateDirectory: String?
     /// Whether the state directory was made for this process (then it goes with it).
     private let ownsStateDirectory: Bool
+    /// Whether a launcher runs flowd (then flowd is the process's child).
+    private let launched: Bool
 
     /// Starts the built flowd with `arguments`; without `--state-dir` or `--ephemeral` among them, it gets a fresh
     /// state directory of its own. With `fileSizeLimit` (bytes), no file flowd writes may grow beyond it (the
     /// shell's `ulimit -f`, with SIGXFSZ ignored): a write past it fails with EFBIG, as on a full disk.
     /// With `openFileLimit`, flowd starts with that soft and hard limit of open files (`ulimit -n`). `environment`
-    /// adds to the test's own environment.
+    /// adds to the test's own environment. With `launcher`, that command runs flowd (`strace -f -o FILE`, say):
+    /// the process is then the launcher's.
     public init(
         _ arguments: [String],
         fileSizeLimit: Int? = nil,
         openFileLimit: Int? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        launcher: [String] = []
     ) throws {
         let flowd = try builtProduct("flowd")
         process.executableURL = URL(fileURLWithPath: flowd)
@@ -51,6 +55,11 @@ public final class DaemonProcess: @unchecked Sendable {
             process.arguments =
                 ["-c", fileSize + openFiles + "exec \"$0\" \"$@\"", flowd] + (process.arguments ?? [])
         }
+        launched = !launcher.isEmpty
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = launcher.dropFirst() + [flowd] + (process.arguments ?? [])
+        }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -76,7 +85,18 @@ public final class DaemonProcess: @unchecked Sendable {
         )
     }
 
+    /// flowd's process id when a launcher runs it (the launcher's child), `nil` before it started.
+    public var launchedDaemonID: pid_t? {
+        let pid = process.processIdentifier
+        let children = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)
+        return children?.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
     deinit {
+        // A launched flowd outlives its launcher and holds the pipe Process waits on: it goes first.
+        if launched, process.isRunning, let daemon = launchedDaemonID {
+            kill(daemon, SIGKILL)
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -1,3 +1,4 @@
+import FlowBuildInfo
 import FlowCore
 import FlowSpec
 import FlowStore
@@ -9,7 +10,7 @@ import Logging
 /// bytes. One thread uses it; nothing in it blocks.
 public struct Coordinator: Sendable {
     /// The daemon's version, said in WELCOME.
-    public static let version = "0.1.0"
+    public static let version = BuildInfo.version
 
     /// The flows in use.
     public internal(set) var specification: FlowSpecification
