@@ -188,6 +188,14 @@ struct Run: AsyncParsableCommand {
     )
     var dropSessionsWithMissingFlows = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve metrics (GET /metrics, Prometheus's text format) and health checks (GET /livez, /readyz) over HTTP at HOST:PORT, e.g. 127.0.0.1:9862. Default: not served.",
+            valueName: "host:port"
+        )
+    )
+    var metrics: String?
+
     @Option(help: "The lowest level logged to standard error: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
@@ -213,6 +221,7 @@ struct Run: AsyncParsableCommand {
         flags.ipcMode = ipcMode
         flags.ipcGroup = ipcGroup
         flags.inspectionDelay = inspectionDelay
+        flags.metrics = metrics
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         flags.curveSecretKeyFile = curveSecretKeyFile
@@ -360,13 +369,24 @@ struct Run: AsyncParsableCommand {
         let logger = Logger(label: "flowd")
         // Every connection takes a file: the soft limit (often 1024) goes up to what the administrator allows.
         FileDescriptorLimit.raise()
-        let writer = try JournalWriter(logger: logger)
+        let metrics = configuration.metricsAddress.map { _ in DaemonMetrics() }
+        let writer = try JournalWriter(metrics: metrics, logger: logger)
         let server = try DaemonServer(
             configuration: configuration,
             specification: specification,
             writer: writer,
+            metrics: metrics,
             logger: logger
         )
+        var operatorServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let address = configuration.metricsAddress, let metrics {
+            operatorServices.append(
+                .init(
+                    service: MetricsService(address: address, metrics: metrics, health: server.health, logger: logger),
+                    failureTerminationBehavior: .gracefullyShutdownGroup
+                )
+            )
+        }
         // The journal writer, the loop and the signals, as services. SIGTERM and SIGINT shut the group down
         // gracefully, in reverse order: the loop hands its last group (every changed session) to the writer and
         // returns once it is written; then the writer stops. SIGHUP reloads the flows.
@@ -380,7 +400,7 @@ struct Run: AsyncParsableCommand {
                         failureTerminationBehavior: .gracefullyShutdownGroup
                     ),
                     .init(service: ReloadService(server: server)),
-                ],
+                ] + operatorServices,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -149,6 +149,24 @@ import ZeroMQ
         #expect(file.snapshotInterval == .seconds(60))
     }
 
+    @Test func theMetricsAddressIsReadAsOperatorsWriteIt() throws {
+        // Tried: no port, a port beyond 65535, a host name other than localhost, an empty value.
+        let read = { (text: String) throws -> MetricsAddress? in
+            var file = ConfigurationFile()
+            file.metrics = text
+            return try DaemonConfiguration(file, environment: self.environment).metricsAddress
+        }
+        #expect(try DaemonConfiguration(ConfigurationFile(), environment: environment).metricsAddress == nil)
+        #expect(try read("127.0.0.1:9862") == MetricsAddress(host: "127.0.0.1", port: 9862))
+        #expect(try read("localhost:9862") == MetricsAddress(host: "127.0.0.1", port: 9862))
+        #expect(try read(":9862") == MetricsAddress(host: "0.0.0.0", port: 9862))
+        #expect(try read("[::1]:0") == MetricsAddress(host: "::1", port: 0))
+        #expect(try read("[::1]:0")?.description == "[::1]:0")
+        for bad in ["9862", "127.0.0.1:65536", "metrics.example:9862", ""] {
+            #expect(throws: ConfigurationError.self, "\(bad) was taken") { _ = try read(bad) }
+        }
+    }
+
     @Test func settingsThatDoNotFitTogetherAreRefused() {
         // Tried: control endpoints without events ones, a heartbeat timeout not longer than the interval.
         var halfEndpoints = ConfigurationFile()

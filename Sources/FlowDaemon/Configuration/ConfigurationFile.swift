@@ -18,7 +18,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "stateDir",
         "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
         "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup", "maxPresentables", "maxSessionDataBytes",
-        "maxSteppersPerSession",
+        "maxSteppersPerSession", "metrics",
     ]
 
     /// The flow file.
@@ -66,6 +66,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// A file holding flowd's CURVE secret key (Z85), instead of ``curveSecretKey``: a key on the command line shows
     /// in `ps`, a file (systemd's `LoadCredential=`) does not.
     public var curveSecretKeyFile: String?
+    /// Where to serve metrics and health checks over HTTP (`HOST:PORT`); none when absent.
+    public var metrics: String?
     /// Client id → CURVE public key (Z85).
     public var authorizedKeys: [String: String]?
     /// Client id → what it may do (ids without one may do everything).
@@ -157,6 +159,12 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
             case "curveSecretKeyFile": file.curveSecretKeyFile = value.string
+            case "metrics":
+                guard let text = value.string, !text.isEmpty else {
+                    problems.append("\(place): 'metrics' must be HOST:PORT, such as \"127.0.0.1:9862\"")
+                    continue
+                }
+                file.metrics = text
             case "stateDir":
                 guard let directory = value.string, !directory.isEmpty else {
                     problems.append("\(place): 'stateDir' must be a directory, or none")
@@ -265,6 +273,7 @@ extension ConfigurationFile {
         merged.ipcGroup = overrides.ipcGroup ?? ipcGroup
         merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
+        merged.metrics = overrides.metrics ?? metrics
         // A key given one way on the command line wins over the file's, given either way.
         let flagsGiveKey = overrides.curveSecretKey != nil || overrides.curveSecretKeyFile != nil
         merged.curveSecretKey = flagsGiveKey ? overrides.curveSecretKey : curveSecretKey
@@ -336,6 +345,9 @@ extension DaemonConfiguration {
         }
         if let value = file.sessionsPerPeerPerMinute { sessionsPerPeerPerMinute = value }
         if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
+        if let text = file.metrics {
+            metricsAddress = try MetricsAddress(parsing: text)
+        }
         let stateDir = file.stateDir ?? StateDirectory.defaultPath(environment: environment)
         stateDirectory = stateDir == "none" ? nil : stateDir
         if let value = file.durability { durability = value }

@@ -53,6 +53,11 @@ struct PendingInspectionBatches: Sendable {
     private var bodies: [Body] = []
     private var indices: [String: Int] = [:]
 
+    /// How many events wait, over every batch.
+    var count: Int {
+        bodies.reduce(0) { $0 + $1.count }
+    }
+
     /// When the oldest event waiting was added (ms since 1970), if one is waiting.
     var oldest: Int64? {
         bodies.compactMap(\.firstAt).min()

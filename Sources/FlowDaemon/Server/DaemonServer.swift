@@ -29,19 +29,27 @@ public final class DaemonServer: Sendable {
     private let reloaded = Mutex<FlowSpecification?>(nil)
     /// Set by ``stop()``: the loop stops at its next turn, or before it starts (a stop asked during the restore).
     private let stopRequested = Mutex(false)
+    /// Where the loop's figures go at every tick, and the steps' decision times; `nil` without `--metrics`.
+    private let metrics: DaemonMetrics?
+    /// What the loop says of its health (ticks, ready, stopping).
+    public let health: DaemonHealth
 
     private enum State {
         case idle, running, stopped
     }
 
     /// Creates a server that writes through `writer` (run it as a ``JournalWriterService`` beside this one);
-    /// nothing is bound until ``run()``.
+    /// nothing is bound until ``run()``. With `metrics`, the loop publishes its figures there at every tick and
+    /// times every step.
     public init(
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
         writer: JournalWriter,
+        metrics: DaemonMetrics? = nil,
         logger: Logger
     ) throws {
+        self.metrics = metrics
+        self.health = DaemonHealth(tickPeriod: .milliseconds(max(1, configuration.heartbeatInterval.milliseconds / 2)))
         self.configuration = configuration
         self.specification = specification
         self.writer = writer
@@ -186,6 +194,7 @@ public final class DaemonServer: Sendable {
             "\(coordinator.sessions.count) sessions, \(coordinator.peerCount) peers"
         }
         notifier.notify("READY=1\nSTATUS=ready: \(status(daemon.coordinator))")
+        health.becameReady()
 
         var outgoing = daemon.pendingOutput
         var delivery = OrderedDelivery(
@@ -252,6 +261,8 @@ public final class DaemonServer: Sendable {
                         taken += 1
                         let peer = String(decoding: message[0], as: UTF8.self)
                         let frames = Array(message.frames.dropFirst())
+                        let stepsBefore = daemon.coordinator.counters.stepsIn
+                        let started = metrics == nil ? nil : ContinuousClock.now
                         outgoing += daemon.coordinator.receive(
                             frames,
                             from: peer,
@@ -259,6 +270,9 @@ public final class DaemonServer: Sendable {
                             userID: message.userID.flatMap { $0.isEmpty ? nil : $0 },
                             now: clock.now
                         )
+                        if let started, let metrics, daemon.coordinator.counters.stepsIn != stepsBefore {
+                            metrics.stepDecided(since: started)
+                        }
                         switch daemon.coordinator.takeImpostor() {
                         case .key(let id):
                             // Cut once its answer is out, and its key refused a while (a connection of it would take
@@ -306,6 +320,12 @@ public final class DaemonServer: Sendable {
                     }
                 }
                 noteWriterProgress(&daemon.coordinator)
+                health.ticked()
+                metrics?.publish(
+                    daemon.coordinator.figures,
+                    journalWaiting: daemon.coordinator.groupsWaiting,
+                    answersWaiting: delivery.heldTurns
+                )
                 if clock.now - lastTrim >= Self.trimInterval {
                     // What a burst took (a flood of large messages) goes back to the system, not only to malloc.
                     lastTrim = clock.now
@@ -322,6 +342,7 @@ public final class DaemonServer: Sendable {
             notifier.tick(now: clock.now) { status(daemon.coordinator) }
         }
         notifier.notify("STOPPING=1")
+        health.stopping()
         // The last turn: every session written whole. What the turns answered leaves once it is written; if it
         // cannot be, nothing of it leaves, and flowd fails.
         _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)

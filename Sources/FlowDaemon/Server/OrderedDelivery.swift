@@ -20,6 +20,8 @@ struct OrderedDelivery {
 
     /// Whether messages wait for the writer.
     var isHolding: Bool { !held.isEmpty }
+    /// How many turns' answers wait for their writes.
+    var heldTurns: Int { held.count }
 
     /// Takes a turn's effects: hands the writes to the writer, and returns the messages that may leave now.
     mutating func take(_ effects: TurnEffects) -> [Outgoing] {

@@ -1,0 +1,57 @@
+/// Where flowd serves its metrics and health checks: an IP address and a TCP port (`--metrics 127.0.0.1:9862`).
+public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The IP address to bind: IPv4 (`127.0.0.1`, `0.0.0.0` for every interface) or IPv6 (`::1`, `::`).
+    public let host: String
+    /// The TCP port; 0 lets the system choose (flowd logs the one it got).
+    public let port: UInt16
+
+    /// Whether ``host`` is an IPv6 address.
+    public var isIPv6: Bool { host.contains(":") }
+
+    /// An address from its parts, as read.
+    /// - Parameters:
+    ///   - host: an IP address, as ``host`` has it.
+    ///   - port: the TCP port.
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `HOST:PORT` read: `127.0.0.1:9862`, `localhost:9862`, `[::1]:9862`, `0.0.0.0:9862`, or `:9862` (every
+    /// interface).
+    /// - Parameter text: the address as written.
+    /// - Throws: ``ConfigurationError`` saying what is wrong with it.
+    public init(parsing text: String) throws {
+        let form = "metrics (--metrics) takes HOST:PORT, such as 127.0.0.1:9862 or [::1]:9862, not '\(text.prefix(64))'"
+        guard let colon = text.lastIndex(of: ":") else { throw ConfigurationError(form) }
+        var host = String(text[..<colon])
+        let portText = text[text.index(after: colon)...]
+        guard let port = UInt16(portText) else {
+            throw ConfigurationError("\(form): the port must be a number from 0 to 65535")
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        switch host {
+        case "", "*": host = "0.0.0.0"
+        case "localhost": host = "127.0.0.1"
+        default: break
+        }
+        guard Self.isIPv4(host) || (host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
+        else {
+            throw ConfigurationError("\(form): the host must be an IP address (or localhost)")
+        }
+        self.host = host
+        self.port = port
+    }
+
+    private static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// `HOST:PORT`, IPv6 hosts in brackets.
+    public var description: String {
+        isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
