@@ -17,7 +17,7 @@ let package = Package(
         // YAML with line and column for every node: flow files are checked before they run.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // Structured logs: libraries take a Logger, executables choose where it goes.
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // The command lines of flowd and flowctl.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // flowd as a group of services (its loop, signals) with graceful shutdown on SIGTERM/SIGINT.

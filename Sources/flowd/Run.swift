@@ -196,6 +196,12 @@ struct Run: AsyncParsableCommand {
     )
     var metrics: String?
 
+    @Option(
+        help:
+            "How log lines are written: text (a UTC timestamp with milliseconds, none under journald, then the level, the message and key=value pairs) or json (one object per line). Default: text."
+    )
+    var logFormat: LogFormat?
+
     @Option(help: "The lowest level logged to standard error: trace, debug, info, notice, warning, error.")
     var logLevel: Logger.Level = .info
 
@@ -222,6 +228,7 @@ struct Run: AsyncParsableCommand {
         flags.ipcGroup = ipcGroup
         flags.inspectionDelay = inspectionDelay
         flags.metrics = metrics
+        flags.logFormat = logFormat?.rawValue
         flags.deepLinkWait = deepLinkWait
         flags.curveSecretKey = curveSecretKey
         flags.curveSecretKeyFile = curveSecretKeyFile
@@ -361,10 +368,9 @@ struct Run: AsyncParsableCommand {
             printError("flowd: cannot start: \(error.message)")
             throw ExitCode.failure
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
+        let environment = ProcessInfo.processInfo.environment
+        LoggingSystem.bootstrap { [logLevel, format = configuration.logFormat] _ in
+            DaemonLogHandler(format: format, level: logLevel, environment: environment)
         }
         let logger = Logger(label: "flowd")
         // Every connection takes a file: the soft limit (often 1024) goes up to what the administrator allows.
@@ -434,6 +440,8 @@ extension Run {
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension Durability: ExpressibleByArgument {}
+
+extension LogFormat: ExpressibleByArgument {}
 
 /// The built-in settings, for the help texts.
 private let defaults = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: "")

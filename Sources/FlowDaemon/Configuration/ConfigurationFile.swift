@@ -18,7 +18,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "stateDir",
         "durability", "idleSessionExpiry", "snapshotEvery", "snapshotInterval", "peerByteRate", "maxSessions",
         "sessionsPerPeerPerMinute", "sendQueueLimit", "ipcMode", "ipcGroup", "maxPresentables", "maxSessionDataBytes",
-        "maxSteppersPerSession", "metrics",
+        "maxSteppersPerSession", "metrics", "logFormat",
     ]
 
     /// The flow file.
@@ -68,6 +68,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var curveSecretKeyFile: String?
     /// Where to serve metrics and health checks over HTTP (`HOST:PORT`); none when absent.
     public var metrics: String?
+    /// How log lines are written: `text` or `json`.
+    public var logFormat: String?
     /// Client id → CURVE public key (Z85).
     public var authorizedKeys: [String: String]?
     /// Client id → what it may do (ids without one may do everything).
@@ -159,6 +161,12 @@ public struct ConfigurationFile: Sendable, Hashable {
             case "inspectionDelay": file.inspectionDelay = number(orZero: true)
             case "curveSecretKey": file.curveSecretKey = value.string
             case "curveSecretKeyFile": file.curveSecretKeyFile = value.string
+            case "logFormat":
+                guard let text = value.string, LogFormat(rawValue: text) != nil else {
+                    problems.append("\(place): 'logFormat' must be text or json")
+                    continue
+                }
+                file.logFormat = text
             case "metrics":
                 guard let text = value.string, !text.isEmpty else {
                     problems.append("\(place): 'metrics' must be HOST:PORT, such as \"127.0.0.1:9862\"")
@@ -274,6 +282,7 @@ extension ConfigurationFile {
         merged.sessionsPerPeerPerMinute = overrides.sessionsPerPeerPerMinute ?? sessionsPerPeerPerMinute
         merged.inspectionDelay = overrides.inspectionDelay ?? inspectionDelay
         merged.metrics = overrides.metrics ?? metrics
+        merged.logFormat = overrides.logFormat ?? logFormat
         // A key given one way on the command line wins over the file's, given either way.
         let flagsGiveKey = overrides.curveSecretKey != nil || overrides.curveSecretKeyFile != nil
         merged.curveSecretKey = flagsGiveKey ? overrides.curveSecretKey : curveSecretKey
@@ -345,6 +354,12 @@ extension DaemonConfiguration {
         }
         if let value = file.sessionsPerPeerPerMinute { sessionsPerPeerPerMinute = value }
         if let value = file.inspectionDelay { inspectionBatchDelay = .milliseconds(value) }
+        if let text = file.logFormat {
+            guard let format = LogFormat(rawValue: text) else {
+                throw ConfigurationError("logFormat (--log-format) is text or json, not '\(text.prefix(16))'")
+            }
+            logFormat = format
+        }
         if let text = file.metrics {
             metricsAddress = try MetricsAddress(parsing: text)
         }
