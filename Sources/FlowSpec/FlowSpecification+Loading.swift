@@ -8,9 +8,9 @@ extension FlowSpecification {
     public static func load(contentsOf path: String) throws(FlowSpecError) -> FlowSpecification {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try FileReading.data(path)
         } catch {
-            throw FlowSpecError(.unreadableFile, "cannot read \(path): \(error.localizedDescription)")
+            throw FlowSpecError(.unreadableFile, error.description)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             let location = SourceLocation(file: path, line: 1, column: 1)

@@ -6,36 +6,77 @@ import ZeroMQ
 
 /// Where flowd is, shared by every subcommand.
 struct BusOptions: ParsableArguments {
-    @Option(help: "flowd's control endpoint. Default: its ipc endpoint in the runtime directory.")
+    @Option(
+        help:
+            "flowd's control endpoint. Default: $FLOWBUS_CONTROL, else flowd's ipc endpoint in the runtime directory when its socket is there, else tcp://127.0.0.1:5860."
+    )
     var control: String?
 
-    @Option(help: "flowd's events endpoint. Default: its ipc endpoint in the runtime directory.")
+    @Option(
+        help:
+            "flowd's events endpoint. Default: $FLOWBUS_EVENTS, else flowd's ipc endpoint in the runtime directory when its socket is there, else tcp://127.0.0.1:5861."
+    )
     var events: String?
 
     @Option(name: .customLong("connect-timeout"), help: "How long to wait for flowd, in milliseconds.")
     var timeout = 3000
 
     @Option(
+        name: .customLong("curve-secret-key"),
         help:
-            "With CURVE: this client's secret key (Z85, from `flowd keygen`); flowd authorizes its public key for --id."
+            "With CURVE: this client's secret key (Z85, from `flowd keygen`); flowd authorizes its public key for --id. Default: $FLOWBUS_CURVE_SECRET_KEY."
     )
-    var curveSecretKey: String?
+    var curveSecretKeyFlag: String?
 
-    @Option(help: "With CURVE: flowd's public key (Z85).")
-    var curveServerKey: String?
+    @Option(
+        name: .customLong("curve-server-key"),
+        help: "With CURVE: flowd's public key (Z85). Default: $FLOWBUS_CURVE_SERVER_KEY."
+    )
+    var curveServerKeyFlag: String?
 
-    @Option(help: "The connection's id (with CURVE, the id flowd authorizes this client's key for).")
-    var id: String?
+    @Option(
+        name: .customLong("id"),
+        help: "The connection's id (with CURVE, the id flowd authorizes this client's key for). Default: $FLOWBUS_ID."
+    )
+    var idFlag: String?
+
+    /// The process's environment, where a host's profile sets flowd's place and keys once.
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// A setting from its flag, else from the environment (an empty variable counts as unset).
+    private func setting(_ flag: String?, _ variable: String) -> String? {
+        flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var curveSecretKey: String? { setting(curveSecretKeyFlag, "FLOWBUS_CURVE_SECRET_KEY") }
+    var curveServerKey: String? { setting(curveServerKeyFlag, "FLOWBUS_CURVE_SERVER_KEY") }
+    var id: String? { setting(idFlag, "FLOWBUS_ID") }
+
+    /// Where flowd is: the flags, else `FLOWBUS_CONTROL` and `FLOWBUS_EVENTS`, else flowd's default ipc endpoints
+    /// when their socket file is there (or when it is there but not writable: the error then says so), else its
+    /// default tcp endpoints.
+    var endpoints: Endpoints {
+        let given = (setting(control, "FLOWBUS_CONTROL"), setting(events, "FLOWBUS_EVENTS"))
+        let ipc = Endpoints.defaultIPC()
+        let fallback =
+            IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
+            ? ipc : Endpoints.defaultTCP
+        return Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)
+    }
 
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--connect-timeout must be positive, not \(timeout)")
         }
-        for endpoint in [control, events].compactMap({ $0 }) where !endpoint.contains("://") {
-            throw ValidationError("'\(endpoint)' is not an endpoint; write tcp://HOST:PORT or ipc:///PATH")
+        for endpoint in [endpoints.control, endpoints.events] where !endpoint.contains("://") {
+            throw ValidationError(
+                "'\(endpoint)' is not an endpoint (--control, --events, FLOWBUS_CONTROL, FLOWBUS_EVENTS); write tcp://HOST:PORT or ipc:///PATH"
+            )
         }
         guard (curveSecretKey == nil) == (curveServerKey == nil) else {
-            throw ValidationError("CURVE needs both --curve-secret-key and --curve-server-key")
+            throw ValidationError(
+                "CURVE needs both keys: --curve-secret-key (or FLOWBUS_CURVE_SECRET_KEY) and --curve-server-key (or FLOWBUS_CURVE_SERVER_KEY)"
+            )
         }
         _ = try curve()
     }
@@ -54,11 +95,7 @@ struct BusOptions: ParsableArguments {
     }
 
     var clientOptions: ClientOptions {
-        let defaults = Endpoints.defaultIPC()
-        var options = ClientOptions(
-            endpoints: Endpoints(control: control ?? defaults.control, events: events ?? defaults.events),
-            connectTimeout: .milliseconds(timeout)
-        )
+        var options = ClientOptions(endpoints: endpoints, connectTimeout: .milliseconds(timeout))
         options.curve = try? curve()
         options.id = id
         return options
@@ -66,6 +103,7 @@ struct BusOptions: ParsableArguments {
 
     /// An inspector connected to flowd; exits 69 with a clear message when flowd is not there.
     func inspector() async throws -> InspectorClient {
+        try refuseWithoutPermission()
         do {
             return try await InspectorClient.connect(options: clientOptions)
         } catch let error as FlowBusError where error.code == .unreachable {
@@ -75,6 +113,15 @@ struct BusOptions: ParsableArguments {
                 "flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)\(problem)"
             )
             throw ExitCode(69)
+        }
+    }
+
+    /// Exits 77 saying "permission denied" when the control endpoint is an ipc socket this user may not connect
+    /// to (rather than waiting and saying flowd does not answer).
+    func refuseWithoutPermission() throws {
+        if let problem = IPCAccess.problem(with: endpoints.control), IPCAccess.isPermissionDenied(problem) {
+            printError("flowctl: cannot reach flowd at \(endpoints.control): \(problem)")
+            throw ExitCode(77)
         }
     }
 

@@ -9,7 +9,13 @@ struct FlowCtl: AsyncParsableCommand {
         abstract:
             "Inspect and steer a FlowBus bus: watch it live, see trees, inject steps, explain drops, record and replay.",
         discussion: """
-            Exit codes: 0 success, 2 a step emitted was dropped, 64 bad arguments, 69 flowd unreachable, 1 anything else\n(an unknown session...).
+            Exit codes: 0 success, 2 a step emitted was dropped, 64 bad arguments, 69 flowd unreachable, 77 permission \
+            denied on flowd's ipc socket, 1 anything else (an unknown session...).
+
+            flowd is found at --control/--events, else $FLOWBUS_CONTROL/$FLOWBUS_EVENTS, else at its default ipc \
+            endpoints when their socket is there, else at tcp://127.0.0.1:5860/5861. CURVE keys and the id come from \
+            their options or $FLOWBUS_CURVE_SECRET_KEY, $FLOWBUS_CURVE_SERVER_KEY, $FLOWBUS_ID: a host's profile \
+            sets them once.
             """,
         version: BuildInfo.versionLine(program: "flowctl"),
         subcommands: [

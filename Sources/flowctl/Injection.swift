@@ -31,6 +31,7 @@ struct InjectionOptions: ParsableArguments {
         let started = Int(Date().timeIntervalSince1970 * 1000)
         options.id = bus.id ?? "flowctl/\(stepper)/\(ProcessInfo.processInfo.processIdentifier)-\(started)"
         let inspector: InspectorClient
+        try bus.refuseWithoutPermission()
         do {
             inspector = try await InspectorClient.connect(name: stepper, options: options)
         } catch let error as FlowBusError where error.code == .unreachable {

@@ -365,7 +365,18 @@ struct Run: AsyncParsableCommand {
             for diagnostic in error.diagnostics {
                 printError(diagnostic.description)
             }
-            printError("flowd: cannot start: \(error.message)")
+            if error.code == .unreadableFile && !configuration.flowsFileGiven {
+                printError(
+                    """
+                    flowd: cannot start: no flow file was given, and none is in the default places \
+                    (\(DaemonConfiguration.defaultFlowsFiles.joined(separator: ", ")); working directory \
+                    \(FileManager.default.currentDirectoryPath)). Give one: flowd --flows FILE, or flows: FILE in a \
+                    configuration file (flowd --config FILE); `flowd check FILE` checks one.
+                    """
+                )
+            } else {
+                printError("flowd: cannot start: \(error.message)")
+            }
             throw ExitCode.failure
         }
         let environment = ProcessInfo.processInfo.environment

@@ -25,7 +25,7 @@ import ZeroMQ
         ]
         let answered = try run(flowctl, ["ping", "--count", "1"] + keys + endpoints)
         #expect(answered.status == 0)
-        #expect(answered.output.hasPrefix("flowd 0.1.0 at ipc://"))
+        #expect(answered.output.hasPrefix("flowd 0.2.0 at ipc://"))
         let watched = try run(flowctl, ["watch", "--timeout", "0.2"] + keys + endpoints)
         #expect(watched.status == 0)
 

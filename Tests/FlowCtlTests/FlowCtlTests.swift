@@ -128,7 +128,7 @@ import Testing
         let flowctl = try builtProduct("flowctl")
         let answered = try run(flowctl, ["ping", "--count", "2"] + endpoints)
         #expect(answered.status == 0)
-        #expect(answered.output.hasPrefix("flowd 0.1.0 at ipc://"))
+        #expect(answered.output.hasPrefix("flowd 0.2.0 at ipc://"))
         #expect(answered.output.contains("round trips: "))
         #expect(daemon.signal(SIGTERM) == 0)
 

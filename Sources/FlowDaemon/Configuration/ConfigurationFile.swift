@@ -1,3 +1,4 @@
+import FlowSpec
 import FlowStore
 import Foundation
 import Yams
@@ -93,9 +94,9 @@ public struct ConfigurationFile: Sendable, Hashable {
     public static func load(contentsOf path: String) throws -> ConfigurationFile {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = String(decoding: try FileReading.data(path), as: UTF8.self)
         } catch {
-            throw ConfigurationError("cannot read \(path): \(error.localizedDescription)")
+            throw ConfigurationError("cannot read the configuration file \(path): \(error.reason)")
         }
         let root: Node?
         do {
@@ -307,8 +308,14 @@ extension ConfigurationFile {
 }
 
 extension DaemonConfiguration {
-    /// The flow file used when none is given.
-    public static let defaultFlowsFile = "deploy/flows/movies.yaml"
+    /// The flow file used when none is given: the repository's demo flows in the working directory, else the
+    /// package's (`/etc/flowbus/flows.yaml`).
+    public static let defaultFlowsFiles = ["deploy/flows/movies.yaml", "/etc/flowbus/flows.yaml"]
+
+    /// The flow files looked for when none is given, in order, as a sentence.
+    public static var defaultFlowsFile: String {
+        "\(defaultFlowsFiles[0]) in the working directory, else \(defaultFlowsFiles[1])"
+    }
 
     /// The configuration a file describes, with the defaults for what it leaves out. Without endpoints, flowd
     /// listens on ipc in the runtime directory and (unless `tcp: false`) on the default tcp ports.
@@ -325,7 +332,11 @@ extension DaemonConfiguration {
         guard !control.isEmpty, !events.isEmpty else {
             throw ConfigurationError("give both control and events endpoints, or neither for the defaults")
         }
-        self.init(controlEndpoints: control, eventsEndpoints: events, flowsFile: file.flows ?? Self.defaultFlowsFile)
+        let flows =
+            file.flows ?? Self.defaultFlowsFiles.first { FileManager.default.fileExists(atPath: $0) }
+            ?? Self.defaultFlowsFiles[0]
+        self.init(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
+        flowsFileGiven = file.flows != nil
         if let value = file.heartbeatInterval { heartbeatInterval = .milliseconds(value) }
         if let value = file.heartbeatTimeout { heartbeatTimeout = .milliseconds(value) }
         if let value = file.maxMessageSize { maxMessageSize = value }
@@ -382,11 +393,11 @@ extension DaemonConfiguration {
                 )
             }
             do {
-                secretKey = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(
+                secretKey = String(decoding: try FileReading.data(path), as: UTF8.self).trimmingCharacters(
                     in: .whitespacesAndNewlines
                 )
             } catch {
-                throw ConfigurationError("cannot read the CURVE secret key file \(path): \(error.localizedDescription)")
+                throw ConfigurationError("cannot read the CURVE secret key file \(path): \(error.reason)")
             }
         }
         if let secretKey {

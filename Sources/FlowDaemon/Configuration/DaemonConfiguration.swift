@@ -49,6 +49,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How long batched inspection events (EVENTS) may wait to be published: a watcher sees each event at most this
     /// late, and a busy daemon sends it one message for many steps. Zero publishes at the end of each turn.
     public var inspectionBatchDelay: Duration = .milliseconds(5)
+    /// Whether the flow file was given (a flag or the configuration file) rather than found in a default place.
+    public var flowsFileGiven = true
     /// How log lines are written to standard error.
     public var logFormat = LogFormat.text
     /// Where metrics (`/metrics`) and health checks (`/livez`, `/readyz`) are served over HTTP; `nil` for nowhere.

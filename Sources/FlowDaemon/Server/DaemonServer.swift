@@ -158,7 +158,7 @@ public final class DaemonServer: Sendable {
                 do {
                     try socket.bind(endpoint)
                 } catch {
-                    throw DaemonError("cannot listen on \(endpoint): \(error.message)")
+                    throw DaemonError(Self.bindFailure(endpoint, error))
                 }
                 if let file {
                     boundFiles.append(file)
@@ -382,6 +382,22 @@ public final class DaemonServer: Sendable {
             coordinator.storeStatistics = statistics
         }
         coordinator.groupsWaiting = progress.waiting
+    }
+
+    /// What to say when an endpoint cannot be bound: the endpoint, the cause in words, and what to do.
+    static func bindFailure(_ endpoint: String, _ error: ZeroMQError) -> String {
+        let role = "cannot listen on \(endpoint)"
+        switch error.code {
+        case .addressInUse:
+            return
+                "\(role): the address is in use by another process (another flowd? `flowctl ping --control \(endpoint)` asks); stop it or give this flowd another endpoint"
+        case .addressNotAvailable:
+            return "\(role): the host is not an address of this machine"
+        case _ where error.message.lowercased().contains("permission denied"):
+            return "\(role): permission denied (a port below 1024, or an ipc directory flowd may not write)"
+        default:
+            return "\(role): \(error.message)"
+        }
     }
 
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.

@@ -1,4 +1,5 @@
 import FlowCore
+import FlowSpec
 import Foundation
 
 /// A recording: its header line, then its actions, one JSON object per line.
@@ -46,8 +47,11 @@ public struct Recording: Sendable, Hashable {
     /// Reads a recording file.
     /// - Throws: ``RecordingError`` naming the line that is not a header or an action.
     public init(contentsOf path: String) throws(RecordingError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RecordingError(line: nil, "cannot read \(path)")
+        let data: Data
+        do {
+            data = try FileReading.data(path)
+        } catch {
+            throw RecordingError(line: nil, error.description)
         }
         try self.init(String(decoding: data, as: UTF8.self), file: path)
     }
