@@ -26,9 +26,9 @@ let package = Package(
         // swift-prometheus on /metrics.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // The HTTP server of /metrics and the health checks: HTTP/1.1 on the system's sockets, no dependency of its
-        // own (swift-nio would add minutes to every build for two GET routes).
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The HTTP/1.1 server of /metrics and the health checks. (FlyingFox, lighter, imports FoundationNetworking,
+        // which ties a statically linked flowd to libcurl.)
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .systemLibrary(
@@ -61,7 +61,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
