@@ -395,14 +395,22 @@ struct Run: AsyncParsableCommand {
             metrics: metrics,
             logger: logger
         )
+        // The metrics endpoint is bound before the loop starts, so that flowd never says it is ready (to systemd,
+        // in its log) with an endpoint it cannot serve.
         var operatorServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let address = configuration.metricsAddress, let metrics {
-            operatorServices.append(
-                .init(
-                    service: MetricsService(address: address, metrics: metrics, health: server.health, logger: logger),
-                    failureTerminationBehavior: .gracefullyShutdownGroup
+            do {
+                let service = try await MetricsService.bind(
+                    address,
+                    metrics: metrics,
+                    health: server.health,
+                    logger: logger
                 )
-            )
+                operatorServices.append(.init(service: service, failureTerminationBehavior: .gracefullyShutdownGroup))
+            } catch {
+                printError("flowd: cannot start: \(error)")
+                throw ExitCode.failure
+            }
         }
         // The journal writer, the loop and the signals, as services. SIGTERM and SIGINT shut the group down
         // gracefully, in reverse order: the loop hands its last group (every changed session) to the writer and

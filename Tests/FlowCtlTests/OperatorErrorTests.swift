@@ -46,19 +46,23 @@ import Testing
 
     @Test func flowdOutsideTheRepositorySaysWhereItLookedAndHowToGiveFlows() throws {
         let scratch = ScratchDirectory("nf")
-        let started = try run(
-            "flowd",
-            ["--ephemeral", "--no-tcp", "--control", "ipc://\(scratch.path)/c", "--events", "ipc://\(scratch.path)/e"],
-            in: scratch.path
-        )
-        if FileManager.default.fileExists(atPath: "/etc/flowbus/flows.yaml") {
-            Issue.record("this machine has /etc/flowbus/flows.yaml (the package is installed): flowd would use it")
+        let endpoints = ["--no-tcp", "--control", "ipc://\(scratch.path)/c", "--events", "ipc://\(scratch.path)/e"]
+        let packaged = "/etc/flowbus/flows.yaml"
+        guard !FileManager.default.fileExists(atPath: packaged) else {
+            // The package is installed here: outside the repository, flowd takes its flows.
+            let daemon = try DaemonProcess(
+                ["--ephemeral"] + endpoints,
+                launcher: ["/bin/sh", "-c", "cd '\(scratch.path)' && exec \"$0\" \"$@\""]
+            )
+            #expect(try daemon.line(containing: "ready: control").contains("flows \(packaged)"))
+            #expect(daemon.signal(SIGTERM) == 0)
             return
         }
+        let started = try run("flowd", ["--ephemeral"] + endpoints, in: scratch.path)
         #expect(started.status == 1)
         for words in [
-            "no flow file was given", "deploy/flows/movies.yaml", "/etc/flowbus/flows.yaml", scratch.path,
-            "flowd --flows FILE", "flows: FILE", "flowd check FILE",
+            "no flow file was given", "deploy/flows/movies.yaml", packaged, scratch.path, "flowd --flows FILE",
+            "flows: FILE", "flowd check FILE",
         ] {
             #expect(started.errors.contains(words), "\(words) is not in: \(started.errors)")
         }

@@ -13,7 +13,9 @@ import ZeroMQ
         let configuration = try DaemonConfiguration(ConfigurationFile(), environment: environment)
         #expect(configuration.controlEndpoints == ["ipc:///run/user/7/flowbus/control", "tcp://127.0.0.1:5860"])
         #expect(configuration.eventsEndpoints == ["ipc:///run/user/7/flowbus/events", "tcp://127.0.0.1:5861"])
-        #expect(configuration.flowsFile == DaemonConfiguration.defaultFlowsFile)
+        // The tests run in the repository: its demo flows are the first default place.
+        #expect(configuration.flowsFile == DaemonConfiguration.defaultFlowsFiles[0])
+        #expect(!configuration.flowsFileGiven)
         #expect(configuration.heartbeatInterval == .seconds(1))
         #expect(configuration.inspectionBatchDelay == .milliseconds(5))
         #expect(configuration.curve == nil)

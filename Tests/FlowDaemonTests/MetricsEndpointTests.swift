@@ -119,6 +119,75 @@ import Testing
         #expect(daemon.signal(SIGTERM) == 0)
     }
 
+    @Test func idleConnectionsCannotExhaustFlowdsFiles() throws {
+        let directory = uniqueDirectory("mi")
+        let daemon = try DaemonProcess(
+            [
+                "--flows", demoFlows, "--ephemeral", "--control", "ipc://\(directory)/control", "--events",
+                "ipc://\(directory)/events", "--metrics", "127.0.0.1:0",
+            ]
+        )
+        let base = try metricsBase(of: daemon)
+        let port = try #require(base.split(separator: ":").last.map(String.init))
+        // The sockets flowd holds (its own ZeroMQ ones, the listener, connections).
+        let sockets = {
+            let directory = "/proc/\(daemon.process.processIdentifier)/fd"
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return entries.filter {
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) ?? "")
+                    .hasPrefix("socket:")
+            }.count
+        }
+        let before = sockets()
+        // 300 connections that never send a request, held while flowd is asked; then how long flowd keeps one.
+        let holder = """
+            import socket, sys, time
+            opened = time.monotonic()
+            held = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(300)]
+            print("held", flush=True)
+            sys.stdin.readline()
+            first = held[0]
+            first.settimeout(30)
+            closed = first.recv(1) == b""
+            print("closed" if closed else "open", round(time.monotonic() - opened, 1), flush=True)
+            """
+        let holding = Process()
+        holding.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holding.arguments = ["-c", holder, port]
+        let input = Pipe()
+        let output = Pipe()
+        holding.standardInput = input
+        holding.standardOutput = output
+        try holding.run()
+        defer { if holding.isRunning { holding.terminate() } }
+        let reader = output.fileHandleForReading
+        #expect(String(decoding: reader.availableData, as: UTF8.self).hasPrefix("held"))
+        // flowd keeps at most its limit of them (those beyond are closed as they are accepted).
+        #expect(
+            waitUntil(within: .seconds(5)) { sockets() <= before + 32 + 2 },
+            "flowd has \(sockets()) sockets, \(before) before"
+        )
+        let flowctl = try builtProduct("flowctl")
+        let pinged = try run(
+            flowctl,
+            [
+                "ping", "--count", "1", "--control", "ipc://\(directory)/control", "--events",
+                "ipc://\(directory)/events",
+            ]
+        )
+        #expect(pinged.status == 0, "\(pinged)")
+        input.fileHandleForWriting.write(Data("go\n".utf8))
+        // The first connection, one flowd took, is closed once silent for the idle timeout (10 s).
+        let closed = String(decoding: reader.availableData, as: UTF8.self).split(separator: " ")
+        #expect(closed.first == "closed", "an idle connection stayed open: \(closed)")
+        #expect(closed.count == 2 && Double(closed[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 9)
+        holding.terminate()
+        holding.waitUntilExit()
+        // Once they are gone, scrapes are served again.
+        #expect(waitUntil { (try? self.scrape(base + "/livez").status) == 200 })
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
+
     @Test func addressesThatCannotBeServedAreRefusedClearly() throws {
         let directory = uniqueDirectory("mb")
         let base = [

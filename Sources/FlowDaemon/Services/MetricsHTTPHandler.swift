@@ -36,7 +36,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let text = "text/plain; charset=utf-8"
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
         guard head.method == .GET || head.method == .HEAD else {
-            return (.methodNotAllowed, text, Array("flowd serves GET only\n".utf8))
+            return (.methodNotAllowed, text, Array("flowd serves GET and HEAD only\n".utf8))
         }
         switch path {
         case "/metrics":
@@ -76,6 +76,9 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             headers.add(name: "Connection", value: "close")
         }
+        if status == .methodNotAllowed {
+            headers.add(name: "Allow", value: "GET, HEAD")
+        }
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
             promise: nil
@@ -90,6 +93,15 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// A connection silent for the idle timeout is closed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
         }
     }
 

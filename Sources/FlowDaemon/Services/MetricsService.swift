@@ -3,45 +3,47 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// flowd's HTTP endpoint for operators (`--metrics HOST:PORT`): `GET /metrics` (Prometheus's text format),
 /// `GET /livez` and `GET /readyz` (200 or 503 with the reason, for supervisors, load balancers and Kubernetes
-/// probes), served by SwiftNIO's HTTP/1.1 on one event loop thread of its own. Runs until a graceful shutdown; an
-/// address that cannot be bound stops flowd with a clear error.
-public struct MetricsService: Service {
-    private let address: MetricsAddress
-    private let metrics: DaemonMetrics
-    private let health: DaemonHealth
-    private let logger: Logger
-    private let bound: (@Sendable (MetricsAddress) -> Void)?
+/// probes), served by SwiftNIO's HTTP/1.1 on one event loop thread of its own.
+///
+/// It is bound before flowd says it is ready (``bind(_:metrics:health:logger:)``), so an address in use stops flowd
+/// at start. A client cannot make flowd run out of files through it: at most ``connectionLimit`` connections are
+/// served at once (more are closed at once) and a connection silent for ``idleTimeout`` is closed.
+public final class MetricsService: Service {
+    /// The most connections served at once.
+    public static let connectionLimit = 32
+    /// How long a connection may stay silent (no request, or half of one).
+    public static let idleTimeout = TimeAmount.seconds(10)
 
-    /// A service serving `metrics` and `health` at `address`.
+    /// Where it listens (the port the system chose, when 0 was asked for).
+    public let address: MetricsAddress
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+
+    private init(address: MetricsAddress, channel: any Channel, group: MultiThreadedEventLoopGroup) {
+        self.address = address
+        self.channel = channel
+        self.group = group
+    }
+
+    /// Binds `address` and starts serving `metrics` and `health`.
     /// - Parameters:
     ///   - address: where to listen.
     ///   - metrics: what `/metrics` shows.
     ///   - health: what `/livez` and `/readyz` say.
     ///   - logger: where the address it listens on is logged.
-    ///   - bound: called with the address once it listens (its port, when 0 was asked for).
-    public init(
-        address: MetricsAddress,
+    /// - Throws: ``DaemonError`` saying why the address cannot be bound (in use, not this machine's, a privilege).
+    public static func bind(
+        _ address: MetricsAddress,
         metrics: DaemonMetrics,
         health: DaemonHealth,
-        logger: Logger,
-        bound: (@Sendable (MetricsAddress) -> Void)? = nil
-    ) {
-        self.address = address
-        self.metrics = metrics
-        self.health = health
-        self.logger = logger
-        self.bound = bound
-    }
-
-    /// Serves until the group shuts down gracefully or is cancelled.
-    /// - Throws: ``DaemonError`` when the address cannot be bound (in use, not this machine's).
-    public func run() async throws {
+        logger: Logger
+    ) async throws -> MetricsService {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let metrics = metrics
-        let health = health
+        let connections = ConnectionCount(limit: connectionLimit)
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
@@ -49,30 +51,42 @@ public struct MetricsService: Service {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(
-                            MetricsHTTPHandler(metrics: metrics, health: health)
-                        )
+                        let operations = channel.pipeline.syncOperations
+                        try operations.addHandler(ConnectionLimitHandler(connections))
+                        try operations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                        try operations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try operations.addHandler(MetricsHTTPHandler(metrics: metrics, health: health))
                     }
                 }
-                .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: address.host, port: Int(address.port))
                 .get()
         } catch {
             try? await group.shutdownGracefully()
-            throw DaemonError(Self.bindFailure(address, error))
+            throw DaemonError(bindFailure(address, error))
         }
-        let listening = MetricsAddress(
-            host: address.host,
-            port: UInt16(channel.localAddress?.port ?? Int(address.port))
-        )
-        logger.info("metrics and health checks on http://\(listening)/metrics, /livez, /readyz")
-        bound?(listening)
-        await withGracefulShutdownHandler {
-            try? await channel.closeFuture.get()
-        } onGracefulShutdown: {
+        let bound = MetricsAddress(host: address.host, port: UInt16(channel.localAddress?.port ?? Int(address.port)))
+        logger.info("metrics and health checks on http://\(bound)/metrics, /livez, /readyz")
+        return MetricsService(address: bound, channel: channel, group: group)
+    }
+
+    /// Serves until the group shuts down gracefully or is cancelled; then closes the listener.
+    public func run() async throws {
+        let channel = channel
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await channel.closeFuture.get()
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+        } onCancel: {
             channel.close(promise: nil)
         }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Closes the listener without serving (flowd could not start).
+    public func close() async {
+        try? await channel.close()
         try? await group.shutdownGracefully()
     }
 
@@ -81,8 +95,7 @@ public struct MetricsService: Service {
         let text = "\(error)"
         let lowered = text.lowercased()
         if lowered.contains("address already in use") || text.contains("EADDRINUSE") {
-            return
-                "metrics (--metrics \(address)): the port \(address.port) is in use by another process; choose another"
+            return "metrics (--metrics \(address)): the port \(address.port) is in use by another process; choose another"
         }
         if lowered.contains("cannot assign requested address") || text.contains("EADDRNOTAVAIL") {
             return "metrics (--metrics \(address)): \(address.host) is not an address of this machine"
@@ -91,5 +104,56 @@ public struct MetricsService: Service {
             return "metrics (--metrics \(address)): permission denied (ports below 1024 need a privilege)"
         }
         return "metrics (--metrics \(address)): cannot listen: \(text)"
+    }
+}
+
+/// How many connections are open, against a limit.
+final class ConnectionCount: Sendable {
+    private let open = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Counts one more connection if the limit allows it.
+    func take() -> Bool {
+        open.withLock { open in
+            guard open < limit else { return false }
+            open += 1
+            return true
+        }
+    }
+
+    func release() {
+        open.withLock { $0 -= 1 }
+    }
+}
+
+/// Closes a connection beyond the limit as soon as it opens, and counts the others out when they close.
+final class ConnectionLimitHandler: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+    private let connections: ConnectionCount
+    private var counted = false
+
+    init(_ connections: ConnectionCount) {
+        self.connections = connections
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard connections.take() else {
+            context.close(promise: nil)
+            return
+        }
+        counted = true
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if counted {
+            counted = false
+            connections.release()
+        }
+        context.fireChannelInactive()
     }
 }
