@@ -113,7 +113,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport"]
         ),
-        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "TestSupport", "ZeroMQ"]),
+        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "TestSupport", "ZeroMQ"]),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),
         .testTarget(
             name: "FlowBusTests",

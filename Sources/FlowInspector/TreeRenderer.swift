@@ -49,7 +49,8 @@ public struct TreeRenderer: Sendable {
         for root in byParent[nil] ?? [] {
             screen(root, depth: 0)
         }
-        return lines
+        // Names and parameters come from peers: nothing in them reaches the terminal as an escape sequence.
+        return lines.map(TerminalText.safe)
     }
 
     /// The tree as a Graphviz digraph: flows as boxes, screens as ellipses (filled when visible), flows linked

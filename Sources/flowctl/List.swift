@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowBus
+import FlowInspector
 import Foundation
 
 /// `flowctl list`: the sessions and who is connected.
@@ -78,7 +79,9 @@ struct List: AsyncParsableCommand {
         }
     }
 
+    /// `text` made safe for the terminal (a peer's id or name may hold anything), padded to `width`.
     private func column(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        let text = TerminalText.safe(text)
+        return text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -136,6 +136,9 @@ import ZeroMQ
         let file = try ConfigurationFile.load(contentsOf: path)
         #expect(file.inspectionDelay == 5)
         #expect(file.peerMessageRate == 50_000)
+        // ipc only: tcp, even on loopback, would let every local user in past the socket's group.
+        #expect(file.control == ["ipc:///run/flowbus/control"] && file.events == ["ipc:///run/flowbus/events"])
+        #expect(file.ipcMode == "0660")
         // The shipped values are the built-in defaults.
         let defaults = try DaemonConfiguration(ConfigurationFile(), environment: environment)
         #expect(file.maxMessageSize == defaults.maxMessageSize)

@@ -1,3 +1,4 @@
+import FlowWire
 import Foundation
 import Glibc
 import TestSupport
@@ -8,8 +9,8 @@ import ZeroMQ
 
 /// flowd's log lines: text with millisecond UTC timestamps (none under journald, which gets a priority instead),
 /// JSON one object per line, every line one line whatever a peer sends, and a peer's text quoted and shortened.
-/// Bad input tried: a peer id and a name holding newlines, quotes, `=` and control characters, the name 127
-/// characters long (flowd takes 128 at most).
+/// Bad input tried: a routing id holding a newline and a forged log line (its HELLO refused), a name holding
+/// spaces, quotes and `=`, 127 characters long (flowd takes 128 at most).
 @Suite struct LogFormatTests {
     let time = timeval(tv_sec: 1_795_500_000, tv_usec: 7_000)
 
@@ -59,24 +60,34 @@ import ZeroMQ
             let control = "ipc://\(directory)/control"
             let events = "ipc://\(directory)/events"
             let daemon = try DaemonProcess(
-                ["--flows", demoFlows, "--ephemeral", "--control", control, "--events", events, "--log-format", format]
+                [
+                    "--flows", demoFlows, "--ephemeral", "--control", control, "--events", events, "--log-format",
+                    format, "--log-level", "debug",
+                ]
             )
             _ = try daemon.line(containing: "ready")
             let context = try Context()
-            let name = "evil\nfake line level=error \"quoted\"=" + String(repeating: "n", count: 90)
-            let peer = try TestPeer(
+            // A routing id with a newline and a forged line: its HELLO is refused (flowd takes no control character
+            // in an id), and the refusal is logged on one line.
+            let forger = try TestPeer(
                 "kiosk/evil\n2026-01-01T00:00:00.000Z critical forged",
                 session: "kiosk",
                 context: context,
                 control: control,
                 events: events
             )
+            try forger.send(.hello(Hello(role: .stepper, id: forger.id, name: "app", session: "kiosk")))
+            let refusal = try forger.expect { if case .error(let error) = $0 { error } else { nil } }
+            #expect(refusal.code == "malformedBody" && refusal.message.contains("control character"), "\(refusal)")
+            _ = try daemon.line(containing: "refused a message")
+            // A name with spaces, quotes and = (printable: taken), long enough to be shortened.
+            let name = "evil fake line level=error \"quoted\"=" + String(repeating: "n", count: 90)
+            let peer = try TestPeer("kiosk/ok", session: "kiosk", context: context, control: control, events: events)
             try peer.hello(.stepper, name: name)
             let registered = try daemon.line(containing: "registered")
             #expect(daemon.signal(SIGTERM) == 0)
             let lines = daemon.standardError.split(separator: "\n")
-            #expect(!lines.contains { $0.contains("forged") && !$0.contains("registered") }, "\(lines)")
-            #expect(!lines.contains { $0.hasPrefix("fake line") })
+            #expect(!lines.contains { $0.contains("forged") && !$0.contains("refused") }, "\(lines)")
             if format == "json" {
                 for line in lines {
                     let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
@@ -85,10 +96,10 @@ import ZeroMQ
                 let object = try #require(
                     JSONSerialization.jsonObject(with: Data(registered.utf8)) as? [String: String]
                 )
-                #expect(object["name"]?.hasPrefix("evil\nfake line") == true)
+                #expect(object["name"]?.hasPrefix("evil fake line level=error \"quoted\"=") == true)
                 #expect(object["name"]?.hasSuffix("bytes)") == true, "\(object)")
             } else {
-                #expect(registered.contains(#"name="evil\nfake line level=error \"quoted\"=nnn"#), "\(registered)")
+                #expect(registered.contains(#"name="evil fake line level=error \"quoted\"=nnn"#), "\(registered)")
                 #expect(registered.contains("bytes)"), "\(registered)")
                 let stamp = try #require(registered.split(separator: " ").first)
                 #expect(stamp.count == 24 && stamp.hasSuffix("Z") && stamp.contains("."), "\(stamp)")

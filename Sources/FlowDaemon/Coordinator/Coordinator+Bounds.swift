@@ -9,35 +9,58 @@ struct SessionCreationAllowance: Sendable, Hashable {
 }
 
 extension Coordinator {
-    /// The first id, name, session or step name of a message longer than ``WireLimits/maxIdentifierLength`` bytes:
-    /// its field, in the protocol's words, and its length. On every message: it allocates nothing.
-    static func oversizedIdentifier(in envelope: Envelope) -> (field: String, bytes: Int)? {
-        func over(_ value: String?) -> Int? {
-            guard let count = value?.utf8.count, count > WireLimits.maxIdentifierLength else { return nil }
-            return count
+    /// The first identifier of a message that flowd refuses, and why: over 128 bytes (`tooLong`), or holding a
+    /// control character (`malformedBody`: a session id with an escape sequence would reach operators' terminals
+    /// through flowctl). Identifiers are HELLO's id, name and session, step names (a deep link's too), session-data
+    /// keys, QUERY's `what` and session, and the header's session and sender. On every message: it allocates
+    /// nothing unless it finds a problem.
+    static func identifierProblem(in envelope: Envelope) -> (code: ErrorCode, message: String)? {
+        func problem(_ field: String, _ value: String?) -> (code: ErrorCode, message: String)? {
+            guard let value else { return nil }
+            let count = value.utf8.count
+            if count > WireLimits.maxIdentifierLength {
+                return (
+                    .tooLong,
+                    "\(field) is \(count) bytes long; ids, names, sessions and step names are at most \(WireLimits.maxIdentifierLength)"
+                )
+            }
+            if let control = value.unicodeScalars.first(where: Self.isControl) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                return (
+                    .malformedBody,
+                    "\(field) holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code)); ids, names, sessions and step names are printable text"
+                )
+            }
+            return nil
         }
         switch envelope.message {
         case .hello(let hello):
-            if let bytes = over(hello.id) { return ("id", bytes) }
-            if let bytes = over(hello.name) { return ("name", bytes) }
-            if let bytes = over(hello.session) { return ("session", bytes) }
+            if let found = problem("id", hello.id) ?? problem("name", hello.name) ?? problem("session", hello.session) {
+                return found
+            }
         case .step(let step):
-            if let bytes = over(step.step.name) { return ("step.name", bytes) }
+            if let found = problem("step.name", step.step.name) { return found }
         case .deepLink(let link):
             for step in link.path {
-                if let bytes = over(step.name) { return ("path[].name", bytes) }
+                if let found = problem("path[].name", step.name) { return found }
             }
         case .sessionData(let data):
-            if let bytes = over(data.key) { return ("key", bytes) }
+            if let found = problem("key", data.key) { return found }
         case .query(let query):
-            if let bytes = over(query.what) { return ("what", bytes) }
-            if let bytes = over(query.arguments["session"]?.stringValue) { return ("arguments.session", bytes) }
+            if let found = problem("what", query.what)
+                ?? problem("arguments.session", query.arguments["session"]?.stringValue)
+            {
+                return found
+            }
         default:
             break
         }
-        if let bytes = over(envelope.header.session) { return ("header.session", bytes) }
-        if let bytes = over(envelope.header.sender) { return ("header.sender", bytes) }
-        return nil
+        return problem("header.session", envelope.header.session) ?? problem("header.sender", envelope.header.sender)
+    }
+
+    /// C0 and C1 control characters and DEL.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).

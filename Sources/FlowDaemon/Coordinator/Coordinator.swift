@@ -254,13 +254,8 @@ public struct Coordinator: Sendable {
 
     private mutating func dispatch(_ envelope: Envelope, from peer: String, userID: String?) {
         let header = envelope.header
-        if let (field, bytes) = Self.oversizedIdentifier(in: envelope) {
-            reply(
-                to: peer,
-                correlation: header.id,
-                error: .tooLong,
-                "\(field) is \(bytes) bytes long; ids, names, sessions and step names are at most \(WireLimits.maxIdentifierLength)"
-            )
+        if let (code, message) = Self.identifierProblem(in: envelope) {
+            reply(to: peer, correlation: header.id, error: code, message)
             return
         }
         if case .hello(let hello) = envelope.message {

@@ -95,7 +95,8 @@ public final class MetricsService: Service {
         let text = "\(error)"
         let lowered = text.lowercased()
         if lowered.contains("address already in use") || text.contains("EADDRINUSE") {
-            return "metrics (--metrics \(address)): the port \(address.port) is in use by another process; choose another"
+            return
+                "metrics (--metrics \(address)): the port \(address.port) is in use by another process; choose another"
         }
         if lowered.contains("cannot assign requested address") || text.contains("EADDRNOTAVAIL") {
             return "metrics (--metrics \(address)): \(address.host) is not an address of this machine"

@@ -26,6 +26,7 @@ public struct WatchFormatter: Sendable {
 
     /// The item as a line of text.
     public func line(_ item: WatchedItem, names: WatchNames) -> String {
+        let item = item.terminalSafe
         let (label, color, text) = describe(item, names: names)
         var parts: [String] = []
         if let time = time(item.sentAt) {
@@ -39,6 +40,7 @@ public struct WatchFormatter: Sendable {
 
     /// A dropped step in one line: time, step, source and reason (what `flowctl explain` heads each drop with).
     public func dropSummary(_ item: WatchedItem, names: WatchNames) -> String {
+        let item = item.terminalSafe
         let fields = item.fields
         let step = fields["step"].map(Self.step) ?? "?"
         let source = Self.source(fields["source"]) { value in
