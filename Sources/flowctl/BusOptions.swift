@@ -8,13 +8,13 @@ import ZeroMQ
 struct BusOptions: ParsableArguments {
     @Option(
         help:
-            "flowd's control endpoint. Default: $FLOWBUS_CONTROL, else flowd's ipc endpoint in the runtime directory when its socket is there, else tcp://127.0.0.1:5860."
+            "flowd's control endpoint. Default: $FLOWBUS_CONTROL, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5860."
     )
     var control: String?
 
     @Option(
         help:
-            "flowd's events endpoint. Default: $FLOWBUS_EVENTS, else flowd's ipc endpoint in the runtime directory when its socket is there, else tcp://127.0.0.1:5861."
+            "flowd's events endpoint. Default: $FLOWBUS_EVENTS, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5861."
     )
     var events: String?
 
@@ -53,14 +53,16 @@ struct BusOptions: ParsableArguments {
     var id: String? { setting(idFlag, "FLOWBUS_ID") }
 
     /// Where flowd is: the flags, else `FLOWBUS_CONTROL` and `FLOWBUS_EVENTS`, else flowd's default ipc endpoints
-    /// when their socket file is there (or when it is there but not writable: the error then says so), else its
-    /// default tcp endpoints.
+    /// (in the user's runtime directory, then the package's `/run/flowbus`) when their socket file is there (or when
+    /// it is there but not writable: the error then says so), else its default tcp endpoints.
     var endpoints: Endpoints {
         let given = (setting(control, "FLOWBUS_CONTROL"), setting(events, "FLOWBUS_EVENTS"))
-        let ipc = Endpoints.defaultIPC()
+        // The user's runtime directory, then the package's (/run/flowbus), then tcp.
+        let candidates = [Endpoints.defaultIPC(), Endpoints.packagedIPC]
         let fallback =
-            IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
-            ? ipc : Endpoints.defaultTCP
+            candidates.first { ipc in
+                IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
+            } ?? Endpoints.defaultTCP
         return Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)
     }
 
@@ -160,6 +162,8 @@ struct BusOptions: ParsableArguments {
                 timeout: .milliseconds(timeout)
             )
         } catch let error as FlowBusError {
+            // flowctl exits now: BYE first, so that flowd forgets the connection at once, not after its silence.
+            await inspector.close()
             if error.daemonCode == ErrorCode.unknownSession.rawValue, let session {
                 printError("flowctl: flowd has no session '\(session)' (flowctl list shows them)")
             } else {
@@ -228,6 +232,7 @@ extension BusOptions {
             $0.objectValue?["session"]?.stringValue
         }
         guard sessions.count == 1, let only = sessions.first else {
+            await inspector.close()
             printError(
                 sessions.isEmpty
                     ? "flowctl: flowd has no session yet"

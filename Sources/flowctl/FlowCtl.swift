@@ -13,7 +13,8 @@ struct FlowCtl: AsyncParsableCommand {
             denied on flowd's ipc socket, 1 anything else (an unknown session...).
 
             flowd is found at --control/--events, else $FLOWBUS_CONTROL/$FLOWBUS_EVENTS, else at its default ipc \
-            endpoints when their socket is there, else at tcp://127.0.0.1:5860/5861. CURVE keys and the id come from \
+            endpoints (the runtime directory, then the package's /run/flowbus) when their socket is there, else at \
+            tcp://127.0.0.1:5860/5861. CURVE keys and the id come from \
             their options or $FLOWBUS_CURVE_SECRET_KEY, $FLOWBUS_CURVE_SERVER_KEY, $FLOWBUS_ID: a host's profile \
             sets them once.
             """,

@@ -41,7 +41,15 @@ struct InjectionOptions: ParsableArguments {
             printError("flowctl: \(error.message)")
             throw ExitCode(1)
         }
-        let session = try await bus.session(session, inspector)
+        let resolved: String
+        do {
+            resolved = try await bus.session(session, inspector)
+        } catch {
+            // BYE before exiting: flowd forgets this connection at once rather than after its silence.
+            await inspector.close()
+            throw error
+        }
+        let session = resolved
         let fate: Fate
         do {
             fate = try await send(inspector, session)

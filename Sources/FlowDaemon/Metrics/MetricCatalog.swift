@@ -8,7 +8,7 @@ enum MetricCatalog {
     static let stepBuckets: [Duration] = [
         .microseconds(10), .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250),
         .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
-        .milliseconds(25), .milliseconds(100), .seconds(1),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
     ]
     /// From 50 µs (a write to the page cache) to ten seconds (a disk that stalls).
     static let journalBuckets: [Duration] = [
@@ -21,7 +21,9 @@ enum MetricCatalog {
         "flowd_build_info": .init(help: "flowd's version and the commit it was built from (always 1)."),
         "flowd_start_time_seconds": .init(help: "When flowd started, in seconds since 1970."),
         "flowd_steps_received_total": .init(help: "Steps and deep links taken in."),
-        "flowd_steps_total": .init(help: "Steps decided, by fate: accepted or dropped."),
+        "flowd_steps_total": .init(
+            help: "Steps decided, by fate (accepted, dropped): those received and those flows emit themselves."
+        ),
         "flowd_steps_dropped_total": .init(help: "Steps dropped, by reason (notVisible, unboundStepper...)."),
         "flowd_command_batches_total": .init(help: "COMMANDS batches published to presenters."),
         "flowd_commands_total": .init(help: "Navigation commands published to presenters."),

@@ -145,7 +145,9 @@ public final class DaemonServer: Sendable {
             }
         }
         var bound: (control: [String], events: [String]) = ([], [])
-        for (socket, endpoints) in [(router, configuration.controlEndpoints), (events, configuration.eventsEndpoints)] {
+        for (socket, endpoints, isControl) in [
+            (router, configuration.controlEndpoints, true), (events, configuration.eventsEndpoints, false),
+        ] {
             for endpoint in endpoints {
                 let file = IPCEndpoint(endpoint)
                 try file?.prepareDirectory()
@@ -158,7 +160,7 @@ public final class DaemonServer: Sendable {
                 do {
                     try socket.bind(endpoint)
                 } catch {
-                    throw DaemonError(Self.bindFailure(endpoint, error))
+                    throw DaemonError(Self.bindFailure(endpoint, error, isControl: isControl))
                 }
                 if let file {
                     boundFiles.append(file)
@@ -385,12 +387,17 @@ public final class DaemonServer: Sendable {
     }
 
     /// What to say when an endpoint cannot be bound: the endpoint, the cause in words, and what to do.
-    static func bindFailure(_ endpoint: String, _ error: ZeroMQError) -> String {
+    static func bindFailure(_ endpoint: String, _ error: ZeroMQError, isControl: Bool) -> String {
         let role = "cannot listen on \(endpoint)"
         switch error.code {
         case .addressInUse:
+            // Only a control endpoint answers flowctl ping; for an events one, ask at its flowd's control endpoint.
+            let ask =
+                isControl
+                ? "`flowctl ping --control \(endpoint)` asks"
+                : "`flowctl ping` at its control endpoint asks; `flowctl list` shows its endpoints"
             return
-                "\(role): the address is in use by another process (another flowd? `flowctl ping --control \(endpoint)` asks); stop it or give this flowd another endpoint"
+                "\(role): the address is in use by another process (another flowd? \(ask)); stop it or give this flowd another endpoint"
         case .addressNotAvailable:
             return "\(role): the host is not an address of this machine"
         case _ where error.message.lowercased().contains("permission denied"):

@@ -25,6 +25,12 @@ public struct Endpoints: Sendable, Hashable, Codable {
         return Endpoints(control: "ipc://\(runtime)/control", events: "ipc://\(runtime)/events")
     }
 
+    /// The ipc endpoints of flowd as the Debian package runs it (systemd's `RuntimeDirectory=flowbus`).
+    public static let packagedIPC = Endpoints(
+        control: "ipc:///run/flowbus/control",
+        events: "ipc:///run/flowbus/events"
+    )
+
     /// Endpoints on tcp at `host`, with the default ports unless others are given.
     public static func tcp(host: String, controlPort: Int = 5860, eventsPort: Int = 5861) -> Endpoints {
         Endpoints(control: "tcp://\(host):\(controlPort)", events: "tcp://\(host):\(eventsPort)")
