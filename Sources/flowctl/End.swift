@@ -1,0 +1,29 @@
+import ArgumentParser
+import FlowBus
+import FlowInspector
+
+/// `flowctl end SESSION`: ends a session (the protocol's `endSession` query).
+struct End: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "End a session: its screens are dismissed, its peers unregistered, its state removed.",
+        discussion: """
+            Its presenters are told to dismiss every screen; its steppers and presenters are answered notRegistered \
+            from then on, and a HELLO naming the session creates it anew. Exits 1 when flowd has no such session.
+
+            Examples:
+              flowctl end kiosk-7
+            """
+    )
+
+    @OptionGroup var bus: BusOptions
+
+    @Argument(help: "The session to end.")
+    var session: String
+
+    func run() async throws {
+        let inspector = try await bus.inspector()
+        _ = try await bus.query(inspector, "endSession", session: session)
+        await inspector.close()
+        print("ended session \(TerminalText.safe(session))")
+    }
+}
