@@ -26,7 +26,11 @@ struct Emit: AsyncParsableCommand {
     @Argument(help: "The step's name.")
     var step: String
 
-    @Option(name: .customLong("param"), help: "A parameter, key=value (repeat for more).")
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp("A parameter, key=value (repeat for more).", valueName: "key=value"),
+        transform: Parameter.parse
+    )
     var parameters: [Parameter] = []
 
     func validate() throws {

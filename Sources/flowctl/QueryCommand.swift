@@ -29,7 +29,8 @@ struct QueryCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("argument"),
-        help: ArgumentHelp("An argument of the query, as key=value; repeat for several.", valueName: "key=value")
+        help: ArgumentHelp("An argument of the query, as key=value; repeat for several.", valueName: "key=value"),
+        transform: Parameter.parse
     )
     var arguments: [Parameter] = []
 

@@ -21,7 +21,7 @@ struct Replay: AsyncParsableCommand {
             Examples:
               flowctl replay bug-1234.flowrec --session bug-1234 --fast
               flowctl replay bug-1234.flowrec --rate 4
-              flowctl replay --offline bug-1234.flowrec --flows demo/flows.yaml
+              flowctl replay --offline bug-1234.flowrec --flows deploy/flows/movies.yaml
             """
     )
 

@@ -31,6 +31,16 @@ struct Parameter: ExpressibleByArgument {
         self.value = value
     }
 
+    /// `key=value` read, or an error that says the form (for options that take parameters).
+    static func parse(_ argument: String) throws -> Parameter {
+        guard let parameter = Parameter(argument: argument) else {
+            throw ValidationError(
+                "'\(argument.prefix(64))' is not a parameter: write key=value (withId=7, name=\"Kim\", tags=[1,2])"
+            )
+        }
+        return parameter
+    }
+
     /// `key=value`; the value is JSON when it reads as JSON (`42`, `true`, `"007"`, `[1,2]`, `{"a":1}`), text
     /// otherwise.
     static func split(_ pair: String) -> (String, JSONValue)? {

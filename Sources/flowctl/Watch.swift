@@ -13,14 +13,16 @@ struct Watch: AsyncParsableCommand {
             waits for a watcher, and a watcher that falls far behind loses events rather than slowing flowd. \
             Filters combine (all must match); a repeated filter matches any of its values. Without --type, the \
             inputs that a later line repeats (stepReceived, willNavigate, flowReady, visibilityReported) are left \
-            out; --all shows them. Output is coloured on a terminal, unless NO_COLOR is set or --color never.
+            out; --all shows them. --type takes a line's label or a kind of event: session, peer, step, received, \
+            deeplink, adapted, navigate, commands, rejected, flow, visibility, reported, data, guard, error. Output \
+            is coloured on a terminal, unless NO_COLOR is set or --color never.
 
             Exits 0 when stopped (Ctrl-C, --count reached, or --timeout without --count), 1 when --timeout ends a \
             --count watch early, 69 when flowd is unreachable.
 
             Examples:
               flowctl watch
-              flowctl watch --session kiosk-7 --type stepFate --type commands
+              flowctl watch --session kiosk-7 --type step --type commands
               flowctl watch --stepper app --json | jq 'select(.fields.accepted == false)'
               flowctl watch --step paymentDone --count 1 --timeout 30   # wait for one step in a script
             """
@@ -49,7 +51,10 @@ struct Watch: AsyncParsableCommand {
 
     @Option(
         name: .customLong("type"),
-        help: "Only this kind of event: stepFate, commands, didNavigate... (repeatable)."
+        help: ArgumentHelp(
+            "Only these lines: a label they start with (step, navigate, flow, commands, peer...) or a kind of event (stepFate, didNavigate...), in any case (all are listed above); repeatable.",
+            valueName: "word"
+        )
     )
     var types: [String] = []
 
@@ -81,16 +86,14 @@ struct Watch: AsyncParsableCommand {
         if let timeout, !(timeout > 0) {
             throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
         }
-        for type in types where !WatchFilter.allKinds.contains(type) {
-            throw ValidationError(
-                "unknown event type '\(type)'; use one of \(WatchFilter.allKinds.sorted().joined(separator: ", "))"
-            )
+        for type in types where WatchVocabulary.kinds(for: type) == nil {
+            throw ValidationError("unknown event type '\(type.prefix(64))'; use one of \(WatchVocabulary.words)")
         }
     }
 
     func run() async throws {
         var filter = WatchFilter()
-        filter.kinds = Set(types)
+        filter.kinds = types.reduce(into: Set<String>()) { $0.formUnion(WatchVocabulary.kinds(for: $1) ?? []) }
         filter.all = all
         filter.flows = flow
         filter.steppers = stepper

@@ -27,7 +27,7 @@ import Testing
         let noSession = try run(flowctl, ["query", "tree", "--session", "nosuch"] + endpoints)
         #expect(noSession.status == 1 && noSession.errors.contains("flowd has no session 'nosuch'"), "\(noSession)")
         let badArgument = try run(flowctl, ["query", "sessions", "--argument", "limit"] + endpoints)
-        #expect(badArgument.status == 64, "\(badArgument)")
+        #expect(badArgument.status == 64 && badArgument.errors.contains("write key=value"), "\(badArgument)")
 
         let set = try run(flowctl, ["data", "kiosk", "permission=about"] + endpoints)
         #expect(set.status == 0 && set.output == "set permission in kiosk\n", "\(set)")
