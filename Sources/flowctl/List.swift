@@ -19,6 +19,9 @@ struct List: AsyncParsableCommand {
     @Flag(help: "One JSON object: {\"sessions\": [...], \"registrations\": [...], \"store\": {...}}.")
     var json = false
 
+    @Flag(help: "Also list inspectors (flowctl's own connections among them), which are left out by default.")
+    var all = false
+
     func run() async throws {
         let inspector = try await bus.inspector()
         let sessions = try await bus.allPages(inspector, "sessions")
@@ -43,13 +46,22 @@ struct List: AsyncParsableCommand {
         }
         print("")
         print("ID                          ROLE       NAME          SESSION       LAST HEARD")
-        for registration in registrations.arrayValue ?? [] {
+        let listed = (registrations.arrayValue ?? []).filter {
+            all || $0.objectValue?["role"]?.stringValue != "inspector"
+        }
+        for registration in listed {
             let fields = registration.objectValue ?? [:]
             let heard = fields["lastHeard"]?.intValue.map { "\(max(0, now - $0)) ms ago" } ?? "?"
             print(
                 column(fields["id"]?.stringValue ?? "?", 28) + column(fields["role"]?.stringValue ?? "?", 11)
                     + column(fields["name"]?.stringValue ?? "?", 14) + column(fields["session"]?.stringValue ?? "-", 14)
                     + heard
+            )
+        }
+        let hidden = (registrations.arrayValue ?? []).count - listed.count
+        if hidden > 0 {
+            print(
+                "(\(hidden) inspector\(hidden == 1 ? "" : "s"), flowctl's own connection among them: --all lists them)"
             )
         }
         print("")

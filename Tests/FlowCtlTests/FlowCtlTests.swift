@@ -112,6 +112,13 @@ import Testing
         #expect(lines.last?.contains("durability os): 0 snapshots, ") == true)
         #expect(lines.contains { $0.hasPrefix("kiosk/app                   stepper    app           kiosk") })
         #expect(lines.contains { $0.hasPrefix("kiosk/main                  presenter  main          kiosk") })
+        // flowctl's own connection (an inspector) is left out, and says so; --all lists it.
+        #expect(!lines.contains { $0.contains(" inspector ") }, "\(lines)")
+        #expect(lines.contains("(1 inspector, flowctl's own connection among them: --all lists them)"), "\(lines)")
+        let all = try run(flowctl, ["list", "--all"] + endpoints)
+        #expect(all.output.split(separator: "\n").contains { $0.contains(" inspector ") }, "\(all.output)")
+        // flowctl's calls come and go all day: flowd logs them at debug level only.
+        #expect(!daemon.standardError.contains("role=inspector"), "\(daemon.standardError)")
 
         let json = try run(flowctl, ["list", "--json"] + endpoints)
         let listed = try JSONDecoder().decode(JSONValue.self, from: Data(json.output.utf8))

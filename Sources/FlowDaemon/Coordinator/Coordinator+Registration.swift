@@ -107,7 +107,8 @@ extension Coordinator {
             epoch: epoch
         )
         send(.welcome(welcome), to: peer, session: session, correlation: correlation)
-        logger.info(
+        logger.log(
+            level: hello.role == .inspector ? .debug : .info,
             "registered",
             metadata: [
                 "peer": "\(LogText.quoted(peer))", "name": "\(LogText.quoted(name))",
@@ -176,7 +177,12 @@ extension Coordinator {
             let wall = wallNow
             activity[session]?.lastActivity = wall
         }
-        logger.info("unregistered", metadata: ["peer": "\(LogText.quoted(peer))", "reason": "\(reason)"])
+        // Inspectors (every flowctl call) come and go all day: their comings and goings are for debugging.
+        logger.log(
+            level: registered.role == .inspector ? .debug : .info,
+            "unregistered",
+            metadata: ["peer": "\(LogText.quoted(peer))", "reason": "\(reason)"]
+        )
         inspect(
             .unregistered,
             session: registered.session,
