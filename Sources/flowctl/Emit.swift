@@ -20,7 +20,6 @@ struct Emit: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
     @OptionGroup var injection: InjectionOptions
 
     @Argument(help: "The step's name.")
@@ -32,6 +31,8 @@ struct Emit: AsyncParsableCommand {
         transform: Parameter.parse
     )
     var parameters: [Parameter] = []
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard !step.isEmpty else {
@@ -67,11 +68,12 @@ struct DeepLink: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
     @OptionGroup var injection: InjectionOptions
 
     @Argument(help: "The steps of the path, in order: NAME or NAME:key=value,key=value.")
     var path: [StepArgument] = []
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard !path.isEmpty else {

@@ -15,10 +15,10 @@ struct End: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The session to end.")
     var session: String
+
+    @OptionGroup var bus: BusOptions
 
     func run() async throws {
         let inspector = try await bus.inspector()

@@ -20,8 +20,6 @@ struct Explain: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The session (default: flowd's only session).")
     var session: String?
 
@@ -30,6 +28,8 @@ struct Explain: AsyncParsableCommand {
 
     @Flag(help: "A JSON array of the dropped steps, oldest first.")
     var json = false
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard last > 0 else {

@@ -14,13 +14,13 @@ struct List: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Flag(help: "One JSON object: {\"sessions\": [...], \"registrations\": [...], \"store\": {...}}.")
     var json = false
 
     @Flag(help: "Also list inspectors (flowctl's own connections among them), which are left out by default.")
     var all = false
+
+    @OptionGroup var bus: BusOptions
 
     func run() async throws {
         let inspector = try await bus.inspector()

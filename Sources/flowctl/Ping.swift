@@ -14,10 +14,10 @@ struct Ping: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Option(help: "How many round trips to time.")
     var count = 3
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard count > 0 else {

@@ -19,8 +19,6 @@ struct QueryCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "What to ask: sessions, registrations, stats, store, tree, drops, endSession.")
     var kind: String
 
@@ -33,6 +31,8 @@ struct QueryCommand: AsyncParsableCommand {
         transform: Parameter.parse
     )
     var arguments: [Parameter] = []
+
+    @OptionGroup var bus: BusOptions
 
     func run() async throws {
         let inspector = try await bus.inspector()

@@ -20,8 +20,6 @@ struct Record: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The file to write.")
     var file: String
 
@@ -41,6 +39,8 @@ struct Record: AsyncParsableCommand {
 
     @Flag(help: "Overwrite the file if it exists.")
     var force = false
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         if let count, count <= 0 {

@@ -25,8 +25,6 @@ struct Replay: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The recording.")
     var file: String
 
@@ -47,6 +45,8 @@ struct Replay: AsyncParsableCommand {
 
     @Flag(help: "Print the final trees as a JSON array.")
     var json = false
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard rate > 0 else {

@@ -19,13 +19,13 @@ struct SessionData: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The session.")
     var session: String
 
     @Argument(help: ArgumentHelp("What to set, as KEY=VALUE (KEY= removes it).", valueName: "key=value"))
     var assignment: String
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {

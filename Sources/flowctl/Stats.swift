@@ -19,8 +19,6 @@ struct Stats: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var bus: BusOptions
-
     @Option(help: "Only this session's steps (flowctl exits 1 when flowd does not have it).")
     var session: String?
 
@@ -32,6 +30,8 @@ struct Stats: AsyncParsableCommand {
 
     @Flag(help: "Each report as one JSON object.")
     var json = false
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         guard interval >= 0.1 else {

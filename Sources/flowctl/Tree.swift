@@ -20,8 +20,6 @@ struct Tree: AsyncParsableCommand {
         case text, json, dot
     }
 
-    @OptionGroup var bus: BusOptions
-
     @Argument(help: "The session (default: flowd's only session).")
     var session: String?
 
@@ -30,6 +28,8 @@ struct Tree: AsyncParsableCommand {
 
     @Flag(help: "The same as --format json.")
     var json = false
+
+    @OptionGroup var bus: BusOptions
 
     func run() async throws {
         let inspector = try await bus.inspector()

@@ -32,8 +32,6 @@ struct Watch: AsyncParsableCommand {
         case auto, always, never
     }
 
-    @OptionGroup var bus: BusOptions
-
     @Option(help: "Only this session (flowctl exits 1 when flowd does not have it, unless --wait).")
     var session: String?
 
@@ -78,6 +76,8 @@ struct Watch: AsyncParsableCommand {
 
     @Option(help: "Stop after this many seconds.")
     var timeout: Double?
+
+    @OptionGroup var bus: BusOptions
 
     func validate() throws {
         if let count, count <= 0 {
