@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 
 /// Text from the bus made safe for a terminal: control characters (C0, DEL, C1: escape sequences that could retitle,
 /// clear or repaint an operator's terminal, or forge a line) are shown escaped, as `\n`, `\t` or `\u{1b}`. flowd
@@ -6,18 +7,7 @@ import FlowCore
 public enum TerminalText {
     /// `text` with its control characters escaped.
     public static func safe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        ControlCharacters.escaped(text)
     }
 
     /// Every string in `value`, keys included, made safe.
@@ -29,10 +19,6 @@ public enum TerminalText {
             .object(JSONObject(uniqueKeysWithValues: members.map { (safe($0.key), safe($0.value)) }))
         default: value
         }
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }
 

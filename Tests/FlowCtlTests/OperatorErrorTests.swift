@@ -9,7 +9,7 @@ import Testing
 /// use. Bad input tried: no flow file, a directory, a missing file, an unreadable file, a port in use, a socket
 /// file without write permission.
 @Suite(.serialized) struct OperatorErrorTests {
-    /// Runs a built product in `directory` with `environment` added; its status and standard error.
+    /// Runs a built product (the shared runner, by product name).
     func run(
         _ product: String,
         _ arguments: [String],
@@ -17,30 +17,12 @@ import Testing
         environment: [String: String] = [:],
         asUser user: String? = nil
     ) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        let path = try builtProduct(product)
-        if let user {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-        }
-        if let directory {
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
+        try TestSupport.run(
+            try builtProduct(product),
+            arguments,
+            in: directory,
+            environment: environment,
+            asUser: user
         )
     }
 

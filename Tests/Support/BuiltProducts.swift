@@ -29,14 +29,30 @@ public func builtProduct(_ name: String) throws -> String {
     return found
 }
 
-/// Runs a built command to its end and returns its exit code and output.
+/// Runs a built command to its end and returns its exit code and output: in `directory` when given, with
+/// `environment` added to the test's, and as the user `user` (a uid, through setpriv; the tests run as root in CI)
+/// when given.
 public func run(
     _ executable: String,
-    _ arguments: [String]
+    _ arguments: [String],
+    in directory: String? = nil,
+    environment: [String: String] = [:],
+    asUser user: String? = nil
 ) throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
+    if let user {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", executable] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+    }
+    if let directory {
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    }
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output

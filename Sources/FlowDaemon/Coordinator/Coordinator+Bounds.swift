@@ -24,7 +24,7 @@ extension Coordinator {
                     "\(field) is \(count) bytes long; ids, names, sessions and step names are at most \(WireLimits.maxIdentifierLength)"
                 )
             }
-            if let control = value.unicodeScalars.first(where: Self.isControl) {
+            if let control = ControlCharacters.first(in: value) {
                 let code = String(control.value, radix: 16, uppercase: true)
                 return (
                     .malformedBody,
@@ -56,11 +56,6 @@ extension Coordinator {
             break
         }
         return problem("header.session", envelope.header.session) ?? problem("header.sender", envelope.header.sender)
-    }
-
-    /// C0 and C1 control characters and DEL.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).

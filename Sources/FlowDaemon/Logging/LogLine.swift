@@ -1,3 +1,4 @@
+import FlowWire
 import Glibc
 import Logging
 
@@ -18,26 +19,7 @@ struct LogLine {
 
     /// `text` with control characters escaped, cut at `limit` characters (saying how long it was).
     static func escaped(_ text: String, limit: Int) -> String {
-        var result = ""
-        var count = 0
-        for character in text {
-            if count == limit {
-                result += "…(\(text.utf8.count) bytes)"
-                break
-            }
-            count += 1
-            for scalar in character.unicodeScalars {
-                switch scalar {
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
-                    result += "\\u{\(String(scalar.value, radix: 16))}"
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
+        ControlCharacters.escaped(text, limit: limit)
     }
 
     /// A value as `key=value` writes it: quoted when it is empty or holds a space, a quote, `=`, a backslash or a
@@ -46,7 +28,7 @@ struct LogLine {
         let plain =
             !value.isEmpty
             && !value.unicodeScalars.contains {
-                $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F
+                $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || ControlCharacters.contains($0)
             }
         guard !plain else { return escaped(value, limit: valueLimit) }
         let inner = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")

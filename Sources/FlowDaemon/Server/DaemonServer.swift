@@ -263,8 +263,9 @@ public final class DaemonServer: Sendable {
                         taken += 1
                         let peer = String(decoding: message[0], as: UTF8.self)
                         let frames = Array(message.frames.dropFirst())
-                        let stepsBefore = daemon.coordinator.counters.stepsIn
+                        // Without --metrics the step path reads neither the clock nor the counters.
                         let started = metrics == nil ? nil : ContinuousClock.now
+                        let stepsBefore = started == nil ? 0 : daemon.coordinator.counters.stepsIn
                         outgoing += daemon.coordinator.receive(
                             frames,
                             from: peer,
