@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -29,6 +29,9 @@ let package = Package(
         // The HTTP/1.1 server of /metrics and the health checks. (FlyingFox, lighter, imports FoundationNetworking,
         // which ties a statically linked flowd to libcurl.)
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Settings from flags, FLOWD_* environment variables and the YAML file, merged in that order, each value
+        // knowing where it came from (`flowd config`); SIGHUP reads them again.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
     ],
     targets: [
         .systemLibrary(
@@ -64,6 +67,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .target(

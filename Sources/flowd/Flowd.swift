@@ -14,7 +14,7 @@ struct Flowd: AsyncParsableCommand {
             a restart loses none; `flowd run --help` has every option.
             """,
         version: BuildInfo.versionLine(program: "flowd"),
-        subcommands: [Run.self, Check.self, Keygen.self],
+        subcommands: [Run.self, Check.self, Config.self, Keygen.self],
         defaultSubcommand: Run.self
     )
 }

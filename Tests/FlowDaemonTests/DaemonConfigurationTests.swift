@@ -5,12 +5,32 @@ import TestSupport
 import Testing
 import ZeroMQ
 
-/// How flowd's settings come together: built-in defaults, then the file, then flags.
+/// How flowd's settings come together: built-in defaults, then the file, then the environment, then flags.
 @Suite struct DaemonConfigurationTests {
     private let environment = ["XDG_RUNTIME_DIR": "/run/user/7"]
 
+    /// Settings given as flags.
+    private func flags(_ values: [(DaemonSetting, SettingValue)]) -> DaemonSettings {
+        var settings = DaemonSettings()
+        for (setting, value) in values {
+            settings.set(setting, value)
+        }
+        return settings
+    }
+
+    private func configuration(_ values: [(DaemonSetting, SettingValue)]) throws -> DaemonConfiguration {
+        try DaemonConfiguration(flags(values), environment: environment)
+    }
+
+    /// A configuration file with `text`, removed when the scratch directory goes.
+    private func file(_ text: String, in scratch: ScratchDirectory) throws -> String {
+        let path = scratch.path + "/flowd.yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     @Test func withNothingGivenFlowdUsesItsDefaults() throws {
-        let configuration = try DaemonConfiguration(ConfigurationFile(), environment: environment)
+        let configuration = try configuration([])
         #expect(configuration.controlEndpoints == ["ipc:///run/user/7/flowbus/control", "tcp://127.0.0.1:5860"])
         #expect(configuration.eventsEndpoints == ["ipc:///run/user/7/flowbus/events", "tcp://127.0.0.1:5861"])
         // The tests run in the repository: its demo flows are the first default place.
@@ -19,55 +39,139 @@ import ZeroMQ
         #expect(configuration.heartbeatInterval == .seconds(1))
         #expect(configuration.inspectionBatchDelay == .milliseconds(5))
         #expect(configuration.curve == nil)
+        #expect(configuration.logLevel == .info)
         #expect(
-            try DaemonConfiguration(ConfigurationFile(), environment: [:]).controlEndpoints[0].hasPrefix(
+            try DaemonConfiguration(DaemonSettings(), environment: [:]).controlEndpoints[0].hasPrefix(
                 "ipc:///tmp/flowbus-"
             )
         )
     }
 
-    @Test func flagsWinOverTheFileWhichWinsOverTheDefaults() throws {
-        let (secret, a, b, b2) = try (
-            CurveKeyPair.generate().secretKey.z85, CurveKeyPair.generate().publicKey.z85,
-            CurveKeyPair.generate().publicKey.z85, CurveKeyPair.generate().publicKey.z85
+    /// Each setting is taken from the first source that gives it: flags, then FLOWD_* variables, then the file;
+    /// and each knows where it came from.
+    @Test func flagsWinOverTheEnvironmentWhichWinsOverTheFile() async throws {
+        let scratch = ScratchDirectory("precedence")
+        let path = try file(
+            """
+            flows: /etc/flowbus/flows.yaml
+            heartbeatInterval: 200
+            guardTimeout: 700
+            tcp: false
+            inspectionDelay: 20
+            peerMessageRate: 0
+            maxSessions: 10
+            """,
+            in: scratch
         )
-        var file = ConfigurationFile()
-        file.flows = "/etc/flowbus/flows.yaml"
-        file.heartbeatInterval = 200
-        file.guardTimeout = 700
-        file.tcp = false
-        file.curveSecretKey = secret
-        file.authorizedKeys = ["a": a, "b": b]
-        file.inspectionDelay = 20
-        file.peerMessageRate = 0
-        var flags = ConfigurationFile()
-        flags.heartbeatInterval = 300
-        flags.inspectionDelay = 0
-        flags.authorizedKeys = ["b": b2]
-        let configuration = try DaemonConfiguration(file.overridden(by: flags), environment: environment)
+        let sources = SettingSources(
+            commandLine: flags([(.heartbeatInterval, .number(300)), (.inspectionDelay, .number(0))]),
+            environment: environment.merging([
+                "FLOWD_GUARD_TIMEOUT": "900", "FLOWD_HEARTBEAT_INTERVAL": "400", "FLOWD_LOG_LEVEL": "debug",
+                // Empty: as if unset (the file's value holds).
+                "FLOWD_MAX_SESSIONS": "",
+            ]) { $1 },
+            file: path
+        )
+        let settings = try await sources.read()
+        let configuration = try DaemonConfiguration(settings, environment: environment)
+        #expect(configuration.heartbeatInterval == .milliseconds(300))
+        #expect(settings.source(of: .heartbeatInterval) == .commandLine(flag: "--heartbeat-interval"))
+        #expect(configuration.engine.guardTimeout == .milliseconds(900))
+        #expect(settings.source(of: .guardTimeout) == .environment(variable: "FLOWD_GUARD_TIMEOUT"))
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.maxSessions == 10)
+        #expect(settings.source(of: .maxSessions) == .file(path: path, line: 7))
         #expect(configuration.inspectionBatchDelay == .zero)
         #expect(configuration.peerMessageRate == 0)
         #expect(configuration.flowsFile == "/etc/flowbus/flows.yaml")
-        #expect(configuration.heartbeatInterval == .milliseconds(300))
-        #expect(configuration.engine.guardTimeout == .milliseconds(700))
         #expect(configuration.controlEndpoints == ["ipc:///run/user/7/flowbus/control"])
-        #expect(
-            configuration.curve == CurveSettings(secretKey: secret, authorizedKeys: ["a": a, "b": b2])
-        )
+        #expect(settings.source(of: .sendQueueLimit) == .builtIn)
+    }
+
+    /// Every setting can be given as an environment variable, named from its key.
+    @Test func everySettingHasAnEnvironmentVariable() async throws {
+        let (secret, client) = try (CurveKeyPair.generate().secretKey.z85, CurveKeyPair.generate().publicKey.z85)
+        let scratch = ScratchDirectory("environment")
+        let valid: [DaemonSetting: String] = [
+            .flows: "/srv/flows.yaml", .control: "ipc:///run/a/control,tcp://127.0.0.1:7000",
+            .events: "ipc:///run/a/events", .tcp: "false", .heartbeatInterval: "500", .heartbeatTimeout: "4000",
+            .maxMessageSize: "2048", .guardTimeout: "100", .deepLinkWait: "100", .peerMessageRate: "0",
+            .peerByteRate: "0", .maxSessions: "5", .sessionsPerPeerPerMinute: "5", .maxPresentables: "20",
+            .maxSessionDataBytes: "2048", .maxSteppersPerSession: "5", .sendQueueLimit: "20", .ipcMode: "0660",
+            .ipcGroup: "\(getgid())", .inspectionDelay: "0", .curveSecretKey: secret,
+            .curveSecretKeyFile: "", .authorizedKeys: "kiosk-7/app=\(client):kiosk-7:stepper",
+            .stateDir: scratch.path, .durability: "fsync", .idleSessionExpiry: "12h", .snapshotEvery: "50",
+            .snapshotInterval: "5m", .metrics: "127.0.0.1:9862", .logFormat: "json", .logLevel: "warning",
+        ]
+        #expect(Set(valid.keys) == Set(DaemonSetting.all))
+        // (The key file is tried below: with the key itself, it would be refused.)
+        let variables = valid.filter { $0.key != .curveSecretKeyFile }.reduce(into: [String: String]()) {
+            $0[$1.key.environmentVariable] = $1.value
+        }
+        let settings = try await SettingSources(environment: variables).read()
+        for setting in DaemonSetting.all where setting != .curveSecretKeyFile {
+            #expect(
+                settings.source(of: setting) == .environment(variable: setting.environmentVariable),
+                "\(setting.key)"
+            )
+        }
+        let configuration = try DaemonConfiguration(settings, environment: variables)
+        #expect(configuration.controlEndpoints == ["ipc:///run/a/control", "tcp://127.0.0.1:7000"])
+        #expect(configuration.maxSessions == 5)
+        #expect(configuration.durability == .fsync)
+        #expect(configuration.idleSessionExpiry == .seconds(12 * 3600))
+        #expect(configuration.logFormat == .json && configuration.logLevel == .warning)
+        #expect(configuration.curve?.authorizedKeys == ["kiosk-7/app": client])
+        #expect(configuration.curve?.grants["kiosk-7/app"] == ClientGrant(sessions: ["kiosk-7"], roles: [.stepper]))
+        #expect(configuration.stateDirectory == scratch.path)
+        // The key file, from the environment too.
+        let keyFile = scratch.path + "/curve.key"
+        try secret.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let fromFile = try await SettingSources(environment: ["FLOWD_CURVE_SECRET_KEY_FILE": keyFile]).read()
+        #expect(try DaemonConfiguration(fromFile, environment: [:]).curve?.secretKey == secret)
+    }
+
+    /// Tried: a misspelt variable, one in lower case, a number that is not one, a negative count, an unknown word, a bad duration, an
+    /// endpoint without a scheme, an authorized entry without a key.
+    @Test func badEnvironmentVariablesAreRefusedByName() async throws {
+        let cases: [(String, String, String)] = [
+            ("FLOWD_MAX_SESION", "5", "FLOWD_MAX_SESION is not one of flowd's environment variables"),
+            ("flowd_max_sessions", "5", "flowd_max_sessions is not one of flowd's environment variables"),
+            (
+                "FLOWD_MAX_SESSIONS", "many",
+                "FLOWD_MAX_SESSIONS (maxSessions) must be a whole number of 1 or more, not 'many'"
+            ),
+            (
+                "FLOWD_SNAPSHOT_EVERY", "-2",
+                "FLOWD_SNAPSHOT_EVERY (snapshotEvery) must be a whole number of 1 or more, not '-2'"
+            ),
+            (
+                "FLOWD_DURABILITY", "sometimes",
+                "FLOWD_DURABILITY (durability) must be os, fsync or off, not 'sometimes'"
+            ),
+            ("FLOWD_IDLE_SESSION_EXPIRY", "soon", "FLOWD_IDLE_SESSION_EXPIRY (idleSessionExpiry) must be a duration"),
+            ("FLOWD_CONTROL", "localhost:5860", "FLOWD_CONTROL (control) must be endpoints written tcp://HOST:PORT"),
+            ("FLOWD_AUTHORIZED_KEYS", "ops", "FLOWD_AUTHORIZED_KEYS: an authorized client is ID=PUBLIC_KEY"),
+            ("FLOWD_TCP", "maybe", "FLOWD_TCP (tcp) must be true or false, not 'maybe'"),
+        ]
+        for (variable, value, message) in cases {
+            let error = await #expect(throws: ConfigurationError.self, "\(variable)") {
+                _ = try await SettingSources(environment: [variable: value]).read()
+            }
+            #expect(error?.description.contains(message) == true, "\(error?.description ?? "nothing thrown")")
+        }
     }
 
     @Test func sessionsAreKeptInTheUsersStateDirectoryUnlessToldOtherwise() throws {
-        let defaults = try DaemonConfiguration(ConfigurationFile(), environment: ["XDG_STATE_HOME": "/home/k/.state"])
+        let defaults = try DaemonConfiguration(DaemonSettings(), environment: ["XDG_STATE_HOME": "/home/k/.state"])
         #expect(defaults.stateDirectory == "/home/k/.state/flowbus")
         #expect(defaults.durability == .os)
         #expect(defaults.idleSessionExpiry == .seconds(7 * 86_400))
-        let home = try DaemonConfiguration(ConfigurationFile(), environment: ["HOME": "/home/k"])
+        let home = try DaemonConfiguration(DaemonSettings(), environment: ["HOME": "/home/k"])
         #expect(home.stateDirectory == "/home/k/.local/state/flowbus")
-        var file = ConfigurationFile()
-        file.stateDir = "none"
-        file.idleSessionExpiry = .zero
-        file.durability = .fsync
-        let ephemeral = try DaemonConfiguration(file, environment: environment)
+        let ephemeral = try configuration([
+            (.stateDir, .text("none")), (.idleSessionExpiry, .duration(.zero)), (.durability, .text("fsync")),
+        ])
         #expect(ephemeral.stateDirectory == nil)
         #expect(!ephemeral.durable)
         #expect(ephemeral.idleSessionExpiry == nil)
@@ -75,7 +179,7 @@ import ZeroMQ
     }
 
     /// A state directory in a file is relative to the file; `~/` is the home directory; absolute paths stay.
-    @Test func aStateDirectoryIsResolvedAsItsReaderExpects() throws {
+    @Test func aStateDirectoryIsResolvedAsItsReaderExpects() async throws {
         let environment = ["HOME": "/home/k"]
         #expect(
             StateDirectory.resolve("state", relativeTo: "/etc/flowbus", environment: environment)
@@ -90,13 +194,20 @@ import ZeroMQ
                 == "/var/lib/flowbus"
         )
         #expect(StateDirectory.resolve("none", relativeTo: "/etc", environment: environment) == "none")
-        let directory = uniqueDirectory("config")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "stateDir: kept\n".write(toFile: directory + "/flowd.yaml", atomically: true, encoding: .utf8)
-        #expect(try ConfigurationFile.load(contentsOf: directory + "/flowd.yaml").stateDir == directory + "/kept")
-        try "stateDir: ''\n".write(toFile: directory + "/empty.yaml", atomically: true, encoding: .utf8)
-        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: directory + "/empty.yaml") }
+        let scratch = ScratchDirectory("config")
+        let path = try file("stateDir: kept\n", in: scratch)
+        let settings = try await SettingSources(environment: environment, file: path, workingDirectory: "/").read()
+        #expect(settings.text(.stateDir) == scratch.path + "/kept")
+        let fromFlag = try await SettingSources(
+            commandLine: flags([(.stateDir, .text("kept"))]),
+            environment: environment,
+            workingDirectory: "/srv"
+        ).read()
+        #expect(fromFlag.text(.stateDir) == "/srv/kept")
+        _ = try file("stateDir: ''\n", in: scratch)
+        await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
     }
 
     /// Durations as written in files and flags. Bad ones tried: negative, fractional, unknown units, empty.
@@ -111,57 +222,80 @@ import ZeroMQ
         for bad in ["-1d", "1.5h", "3w", "", "d", "ms", "99999999999999999999d"] {
             #expect(DurationText.parse(bad) == nil, "\(bad) was taken")
         }
+        for duration: Duration in [.seconds(7 * 86_400), .seconds(90), .milliseconds(250), .zero, .seconds(3600)] {
+            #expect(DurationText.parse(DurationText.format(duration)) == duration)
+        }
     }
 
-    @Test func aFileWithBadStateSettingsIsRefusedNamingEachLine() throws {
-        let path = uniqueDirectory("config") + ".yaml"
-        try "durability: sometimes\nidleSessionExpiry: soon\nsnapshotEvery: 0\n".write(
-            toFile: path,
-            atomically: true,
-            encoding: .utf8
+    /// Tried: an unknown key, a mapping where one value goes, then (once the file's shape is right) a bad word, a
+    /// bad duration, a zero count and a number that is not one: every problem named with its line.
+    @Test func aFileWithBadSettingsIsRefusedNamingEachLine() async throws {
+        let scratch = ScratchDirectory("badfile")
+        let path = try file("colour: blue\nmetrics: { port: 1 }\n", in: scratch)
+        let shape = await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
+        let shapeLines = shape?.description.split(separator: "\n").map(String.init) ?? []
+        #expect(shapeLines.first?.hasPrefix("\(path):1:1: unknown key 'colour'; known keys: flows, control") == true)
+        #expect(shapeLines.last == "\(path):2:1: 'metrics' takes one value, not a list or a mapping")
+        _ = try file(
+            "durability: sometimes\nidleSessionExpiry: soon\nsnapshotEvery: 0\nheartbeatInterval: often\n",
+            in: scratch
         )
-        let error = #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: path) }
-        let lines = error?.description.split(separator: "\n").map(String.init) ?? []
-        #expect(lines.count == 3)
-        #expect(lines.first == "\(path):1:1: 'durability' must be os, fsync or off")
-        #expect(lines.dropFirst().first?.contains("'idleSessionExpiry' must be a duration such as 7d") == true)
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
+        let lines = Set(error?.description.split(separator: "\n").map(String.init) ?? [])
+        #expect(
+            lines == [
+                "\(path):1: 'durability' must be os, fsync or off, not 'sometimes'",
+                "\(path):2: 'idleSessionExpiry' must be a duration such as 7d, 12h, 30m or 45s, not 'soon'",
+                "\(path):3: 'snapshotEvery' must be a whole number of 1 or more, not '0'",
+                "\(path):4: 'heartbeatInterval' must be a whole number of 1 or more, not 'often'",
+            ]
+        )
+        // A file that cannot be read, or is not a mapping.
+        await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: scratch.path + "/none.yaml").read()
+        }
+        _ = try file("- a\n- b\n", in: scratch)
+        await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
     }
 
-    @Test func theShippedConfigurationFileSetsEveryKey() throws {
+    @Test func theShippedConfigurationFileSetsEveryKey() async throws {
         let path = repositoryRoot.appendingPathComponent("deploy/flowd.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        for key in ConfigurationFile.keys {
+        for key in DaemonSetting.all.map(\.key) {
             #expect(text.contains("\n\(key):") || text.contains("# \(key):"), "deploy/flowd.yaml does not show \(key)")
         }
-        let file = try ConfigurationFile.load(contentsOf: path)
-        #expect(file.inspectionDelay == 5)
+        let settings = try await SettingSources(environment: environment, file: path).read()
+        let file = try DaemonConfiguration(settings, environment: environment)
+        #expect(file.inspectionBatchDelay == .milliseconds(5))
         #expect(file.peerMessageRate == 50_000)
         // ipc only: tcp, even on loopback, would let every local user in past the socket's group.
-        #expect(file.control == ["ipc:///run/flowbus/control"] && file.events == ["ipc:///run/flowbus/events"])
-        #expect(file.ipcMode == "0660")
+        #expect(file.controlEndpoints == ["ipc:///run/flowbus/control"])
+        #expect(file.eventsEndpoints == ["ipc:///run/flowbus/events"])
+        #expect(file.ipcMode == 0o660)
+        #expect(file.stateDirectory == "/var/lib/flowbus")
         // The shipped values are the built-in defaults.
-        let defaults = try DaemonConfiguration(ConfigurationFile(), environment: environment)
-        #expect(file.maxMessageSize == defaults.maxMessageSize)
-        #expect(file.peerByteRate == defaults.peerByteRate)
-        #expect(file.maxSessions == defaults.maxSessions)
-        #expect(file.sessionsPerPeerPerMinute == defaults.sessionsPerPeerPerMinute)
-        #expect(file.sendQueueLimit == defaults.sendQueueLimit)
-        #expect(file.maxPresentables == defaults.engine.maxPresentables)
-        #expect(file.maxSessionDataBytes == defaults.engine.maxSessionDataBytes)
-        #expect(file.maxSteppersPerSession == defaults.maxSteppersPerSession)
-        #expect(file.stateDir == "/var/lib/flowbus")
-        #expect(file.idleSessionExpiry == .seconds(7 * 86_400))
-        #expect(file.snapshotInterval == .seconds(60))
+        var defaults = try configuration([])
+        defaults.controlEndpoints = file.controlEndpoints
+        defaults.eventsEndpoints = file.eventsEndpoints
+        defaults.flowsFile = file.flowsFile
+        defaults.ipcMode = file.ipcMode
+        defaults.stateDirectory = file.stateDirectory
+        defaults.flowsFileGiven = true
+        #expect(file == defaults)
     }
 
     @Test func theMetricsAddressIsReadAsOperatorsWriteIt() throws {
         // Tried: no port, a port beyond 65535, a host name other than localhost, an empty value.
         let read = { (text: String) throws -> MetricsAddress? in
-            var file = ConfigurationFile()
-            file.metrics = text
-            return try DaemonConfiguration(file, environment: self.environment).metricsAddress
+            try self.configuration([(.metrics, .text(text))]).metricsAddress
         }
-        #expect(try DaemonConfiguration(ConfigurationFile(), environment: environment).metricsAddress == nil)
+        #expect(try configuration([]).metricsAddress == nil)
         #expect(try read("127.0.0.1:9862") == MetricsAddress(host: "127.0.0.1", port: 9862))
         #expect(try read("localhost:9862") == MetricsAddress(host: "127.0.0.1", port: 9862))
         #expect(try read(":9862") == MetricsAddress(host: "0.0.0.0", port: 9862))
@@ -174,80 +308,111 @@ import ZeroMQ
 
     @Test func settingsThatDoNotFitTogetherAreRefused() {
         // Tried: control endpoints without events ones, a heartbeat timeout not longer than the interval.
-        var halfEndpoints = ConfigurationFile()
-        halfEndpoints.control = ["tcp://127.0.0.1:1"]
-        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(halfEndpoints, environment: environment) }
-        var shortTimeout = ConfigurationFile()
-        shortTimeout.heartbeatInterval = 2000
-        shortTimeout.heartbeatTimeout = 2000
-        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(shortTimeout, environment: environment) }
+        #expect(throws: ConfigurationError.self) {
+            try configuration([(.control, .texts(["tcp://127.0.0.1:1"]))])
+        }
+        #expect(throws: ConfigurationError.self) {
+            try configuration([(.heartbeatInterval, .number(2000)), (.heartbeatTimeout, .number(2000))])
+        }
     }
 
-    @Test func aSettingOutOfItsRangeIsRefusedNamingItsKeyFlagAndRange() {
-        // Tried: a zero message size, one so large that adding to it overflows, a negative rate, no sessions, a
-        // heartbeat timeout of 300 years, a send queue of 1, 2 presentables, no session data, no senders.
-        let cases: [(String, (inout ConfigurationFile) -> Void)] = [
-            ("maxMessageSize (--max-message-size) must be from 1024 to 268435456, not 1", { $0.maxMessageSize = 1 }),
-            ("maxMessageSize (--max-message-size)", { $0.maxMessageSize = Int.max }),
-            ("peerByteRate (--peer-byte-rate)", { $0.peerByteRate = -1 }),
-            ("maxSessions (--max-sessions)", { $0.maxSessions = 0 }),
-            ("heartbeatTimeout (--heartbeat-timeout)", { $0.heartbeatTimeout = Int(Int64.max / 1_000_000) }),
-            ("sendQueueLimit (--send-queue-limit)", { $0.sendQueueLimit = 1 }),
-            ("maxPresentables (--max-presentables) must be from 10", { $0.maxPresentables = 2 }),
-            ("maxSessionDataBytes (--max-session-data-bytes)", { $0.maxSessionDataBytes = 0 }),
-            ("maxSteppersPerSession (--max-steppers-per-session)", { $0.maxSteppersPerSession = 0 }),
+    @Test func aSettingOutOfItsRangeIsRefusedNamingItsKeyFlagAndSource() async throws {
+        // Tried: a zero message size, one so large that adding to it overflows, no sessions, a heartbeat timeout
+        // of 300 years, a send queue of 1, 2 presentables, no session data, no senders.
+        let cases: [(String, DaemonSetting, Int)] = [
+            ("maxMessageSize (--max-message-size) must be from 1024 to 268435456, not 1", .maxMessageSize, 1),
+            ("maxMessageSize (--max-message-size)", .maxMessageSize, Int.max),
+            ("maxSessions (--max-sessions)", .maxSessions, 0),
+            ("heartbeatTimeout (--heartbeat-timeout)", .heartbeatTimeout, Int(Int64.max / 1_000_000)),
+            ("sendQueueLimit (--send-queue-limit)", .sendQueueLimit, 1),
+            ("maxPresentables (--max-presentables) must be from 10", .maxPresentables, 2),
+            ("maxSessionDataBytes (--max-session-data-bytes)", .maxSessionDataBytes, 0),
+            ("maxSteppersPerSession (--max-steppers-per-session)", .maxSteppersPerSession, 0),
         ]
-        for (message, setting) in cases {
-            var file = ConfigurationFile()
-            setting(&file)
-            let error = #expect(throws: ConfigurationError.self) {
-                try DaemonConfiguration(file, environment: environment)
-            }
+        for (message, setting, value) in cases {
+            let error = #expect(throws: ConfigurationError.self) { try configuration([(setting, .number(value))]) }
             #expect(error?.description.contains(message) == true, "\(error?.description ?? "nothing thrown")")
         }
+        // Given elsewhere than as a flag, the source is named too.
+        let settings = try await SettingSources(environment: ["FLOWD_SEND_QUEUE_LIMIT": "3"]).read()
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration(settings, environment: environment)
+        }
+        #expect(
+            error?.description
+                == "sendQueueLimit (--send-queue-limit), from FLOWD_SEND_QUEUE_LIMIT must be from 10 to 1000000, not 3"
+        )
     }
 
     @Test func curveKeysThatAreNotKeysAreRefusedAtOnce() throws {
-        // Tried: a secret key that is not Z85, an authorized key of the wrong length, keys without a secret key.
-        var badSecret = ConfigurationFile()
-        badSecret.curveSecretKey = "secret"
-        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(badSecret, environment: environment) }
-        var badClient = ConfigurationFile()
-        badClient.curveSecretKey = try CurveKeyPair.generate().secretKey.z85
-        badClient.authorizedKeys = ["kiosk/app": "short"]
+        // Tried: a secret key that is not Z85, an authorized key of the wrong length, keys without a secret key,
+        // one id twice.
+        #expect(throws: ConfigurationError.self) { try configuration([(.curveSecretKey, .text("secret"))]) }
+        let secret = try CurveKeyPair.generate().secretKey.z85
+        let client = try CurveKeyPair.generate().publicKey.z85
         let error = #expect(throws: ConfigurationError.self) {
-            try DaemonConfiguration(badClient, environment: environment)
+            try configuration([
+                (.curveSecretKey, .text(secret)),
+                (.authorizedKeys, .authorizations([ClientAuthorization(id: "kiosk/app", key: "short")])),
+            ])
         }
         #expect(error?.description.contains("'kiosk/app' is not a CURVE public key") == true)
-        var noSecret = ConfigurationFile()
-        noSecret.authorizedKeys = ["kiosk/app": try CurveKeyPair.generate().publicKey.z85]
-        #expect(throws: ConfigurationError.self) { try DaemonConfiguration(noSecret, environment: environment) }
+        #expect(throws: ConfigurationError.self) {
+            try configuration([(.authorizedKeys, .authorizations([ClientAuthorization(id: "kiosk/app", key: client)]))])
+        }
+        let twice = #expect(throws: ConfigurationError.self) {
+            try configuration([
+                (.curveSecretKey, .text(secret)),
+                (
+                    .authorizedKeys,
+                    .authorizations([
+                        ClientAuthorization(id: "a", key: client), ClientAuthorization(id: "a", key: client),
+                    ])
+                ),
+            ])
+        }
+        #expect(twice?.description.contains("names 'a' twice") == true)
     }
 
-    @Test func aConfigurationFileGrantsKeysSessionsAndRoles() throws {
+    @Test func aConfigurationFileGrantsKeysSessionsAndRoles() async throws {
         let (secret, app, ops) = try (
             CurveKeyPair.generate().secretKey.z85, CurveKeyPair.generate().publicKey.z85,
             CurveKeyPair.generate().publicKey.z85
         )
         let scratch = ScratchDirectory("grants")
-        let path = scratch.path + "/flowd.yaml"
-        try """
-        curveSecretKey: "\(secret)"
-        authorizedKeys:
-          kiosk-7/app: { key: "\(app)", sessions: [kiosk-7], roles: [stepper] }
-          ops: "\(ops)"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        let configuration = try DaemonConfiguration(ConfigurationFile.load(contentsOf: path), environment: environment)
+        let path = try file(
+            """
+            curveSecretKey: "\(secret)"
+            authorizedKeys:
+              kiosk-7/app: { key: "\(app)", sessions: [kiosk-7], roles: [stepper] }
+              ops: "\(ops)"
+            """,
+            in: scratch
+        )
+        let settings = try await SettingSources(environment: environment, file: path).read()
+        let configuration = try DaemonConfiguration(settings, environment: environment)
         #expect(configuration.curve?.authorizedKeys == ["kiosk-7/app": app, "ops": ops])
         #expect(configuration.curve?.grants == ["kiosk-7/app": ClientGrant(sessions: ["kiosk-7"], roles: [.stepper])])
+        // A list of clients is taken whole from the first source that gives one, never merged.
+        let fromFlags = try await SettingSources(
+            commandLine: flags([(.authorizedKeys, .authorizations([ClientAuthorization(id: "ops", key: ops)]))]),
+            environment: environment,
+            file: path
+        ).read()
+        #expect(try DaemonConfiguration(fromFlags, environment: environment).curve?.authorizedKeys == ["ops": ops])
         // Tried: a grant with an unknown role, a client with neither key nor grant.
-        try """
-        curveSecretKey: "\(secret)"
-        authorizedKeys:
-          kiosk-7/app: { key: "\(app)", roles: [admin] }
-          ops: [1, 2]
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        let error = #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(contentsOf: path) }
+        _ = try file(
+            """
+            curveSecretKey: "\(secret)"
+            authorizedKeys:
+              kiosk-7/app: { key: "\(app)", roles: [admin] }
+              ops: [1, 2]
+            """,
+            in: scratch
+        )
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
         #expect(error?.description.contains("'admin' is not a role") == true)
         #expect(error?.description.contains("'ops' needs a key") == true)
     }

@@ -139,8 +139,20 @@ func endpoints(_ transport: String) -> [String] {
         refused.process.waitUntilExit()
         #expect(refused.process.terminationStatus == 1)
         #expect(refused.standardError.contains("\(config.path):1:1: unknown key 'colour'"))
-        #expect(refused.standardError.contains("'heartbeatInterval' must be a positive whole number"))
-        #expect(refused.standardError.contains("'inspectionDelay' must be 0 or a positive whole number"))
+        // Values are read once the file's keys are known.
+        try "heartbeatInterval: -3\ninspectionDelay: -1\n".write(to: config, atomically: true, encoding: .utf8)
+        let badValues = try DaemonProcess(["--config", config.path])
+        #expect(badValues.exitStatus(within: .seconds(10)) == 1)
+        #expect(
+            badValues.standardError.contains(
+                "\(config.path):1: 'heartbeatInterval' must be a whole number of 1 or more, not '-3'"
+            )
+        )
+        #expect(
+            badValues.standardError.contains(
+                "\(config.path):2: 'inspectionDelay' must be 0 or a positive whole number, not '-1'"
+            )
+        )
     }
 
     @Test func aBrokenFlowsFileOrABadEndpointStopsFlowdWithAClearError() throws {
@@ -167,7 +179,7 @@ func endpoints(_ transport: String) -> [String] {
         let (one, two) = try (CurveKeyPair.generate().publicKey.z85, CurveKeyPair.generate().publicKey.z85)
         let secret = try CurveKeyPair.generate().secretKey.z85
         let cases: [([String], String)] = [
-            (["--authorize=x=\(one)", "--authorize=x=\(two)"], "--authorize names 'x' twice"),
+            (["--authorize=x=\(one)", "--authorize=x=\(two)"], "authorizedKeys (--authorize) names 'x' twice"),
             (["--authorize=x=\(one)", "--authorize=y=\(one)"], "the same key to two ids"),
             (["--authorize=x=\(one):b:"], "the roles after ':' are empty"),
             (["--authorize=x=\(one):b:admin"], "'admin' is not a role"),
@@ -179,27 +191,33 @@ func endpoints(_ transport: String) -> [String] {
             ),
             (["--authorize=x=\(one):b:stepper,"], "'' is not a role"),
             (["--authorize=x=\(one):-:stepper"], "'-' is not a session"),
-            (["--authorize", "x="], "--authorize takes ID=PUBLIC_KEY"),
-            (["--authorize", "=key"], "--authorize takes ID=PUBLIC_KEY"),
-            (["--authorize", "nokey"], "--authorize takes ID=PUBLIC_KEY"),
-            (["--curve-secret-key", "short"], "the CURVE secret key is not a key"),
+            (["--authorize", "x="], "--authorize: an authorized client is ID=PUBLIC_KEY"),
+            (["--authorize", "=key"], "--authorize: an authorized client is ID=PUBLIC_KEY"),
+            (["--authorize", "nokey"], "--authorize: an authorized client is ID=PUBLIC_KEY"),
+            (["--curve-secret-key", "short"], "curveSecretKey (--curve-secret-key) is not a CURVE secret key"),
             (["--max-message-size", big], "maxMessageSize (--max-message-size) must be from 1024"),
             (["--max-message-size", "1"], "maxMessageSize (--max-message-size) must be from 1024"),
             (["--heartbeat-timeout", big], "heartbeatTimeout (--heartbeat-timeout)"),
             (["--peer-message-rate", big], "peerMessageRate (--peer-message-rate)"),
-            (["--peer-byte-rate=-5"], "peerByteRate (--peer-byte-rate)"),
+            (["--peer-byte-rate=-5"], "--peer-byte-rate must be 0 or a positive whole number, not '-5'"),
             (["--guard-timeout", big], "guardTimeout (--guard-timeout)"),
             (["--deep-link-wait", big], "deepLinkWait (--deep-link-wait)"),
             (["--inspection-delay", big], "inspectionDelay (--inspection-delay)"),
             (["--snapshot-every", big], "snapshotEvery (--snapshot-every)"),
-            (["--max-sessions", "0"], "--max-sessions must be positive, not 0"),
+            (["--max-sessions", "0"], "--max-sessions must be a whole number of 1 or more, not '0'"),
             (["--send-queue-limit", "1"], "sendQueueLimit (--send-queue-limit)"),
             (["--max-presentables", "5"], "maxPresentables (--max-presentables) must be from 10"),
-            (["--max-steppers-per-session=0"], "--max-steppers-per-session must be positive, not 0"),
+            (
+                ["--max-steppers-per-session=0"],
+                "--max-steppers-per-session must be a whole number of 1 or more, not '0'"
+            ),
             (["--heartbeat-interval", "often"], "invalid for '--heartbeat-interval"),
-            (["--heartbeat-interval=0"], "--heartbeat-interval must be positive, not 0"),
-            (["--max-sessions=-3"], "--max-sessions must be positive, not -3"),
-            (["--control", "nowhere"], "is not an endpoint"),
+            (["--heartbeat-interval=0"], "--heartbeat-interval must be a whole number of 1 or more, not '0'"),
+            (["--max-sessions=-3"], "--max-sessions must be a whole number of 1 or more, not '-3'"),
+            (
+                ["--control", "nowhere"],
+                "--control must be endpoints written tcp://HOST:PORT or ipc:///PATH, not 'nowhere'"
+            ),
         ]
         for (arguments, message) in cases {
             let flowd = try DaemonProcess(["--flows", demoFlows, "--ephemeral"] + arguments)

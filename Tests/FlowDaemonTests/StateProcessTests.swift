@@ -118,9 +118,15 @@ import ZeroMQ
         let cases: [([String], String)] = [
             (["--ephemeral", "--state-dir", setup.state], "contradict each other"),
             (["--ephemeral", "--durability", "fsync"], "means nothing with --ephemeral"),
-            (["--state-dir", ""], "--state-dir needs a directory"),
-            (["--state-dir", setup.state, "--snapshot-interval", "0"], "must be longer than zero"),
-            (["--state-dir", setup.state, "--idle-session-expiry", "soon"], "takes a duration"),
+            (["--state-dir", ""], "--state-dir needs a value"),
+            (
+                ["--state-dir", setup.state, "--snapshot-interval", "0"],
+                "--snapshot-interval must be a duration such as 7d, 12h, 30m or 45s, longer than 0, not '0'"
+            ),
+            (
+                ["--state-dir", setup.state, "--idle-session-expiry", "soon"],
+                "--idle-session-expiry must be a duration such as 7d"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try run(flowd, ["--flows", flows] + arguments)

@@ -57,7 +57,7 @@ import Testing
         #expect(try run(flowd, ["--peer-message-rate=-1"]).status == 64)
         let delay = try run(flowd, ["--inspection-delay=-5"])
         #expect(delay.status == 64)
-        #expect(delay.errors.contains("--inspection-delay must be 0 or more milliseconds, not -5"))
+        #expect(delay.errors.contains("--inspection-delay must be 0 or a positive whole number, not '-5'"))
         let missing = try run(flowd, ["check", "/no/such/flows.yaml"])
         #expect(missing.status == 1)
         #expect(missing.errors.contains("cannot read /no/such/flows.yaml"))

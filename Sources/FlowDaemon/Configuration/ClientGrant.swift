@@ -104,3 +104,11 @@ public struct ClientGrant: Sendable, Hashable {
         }
     }
 }
+
+extension ClientGrant: CustomStringConvertible {
+    /// `SESSIONS:ROLES`, as `--authorize` takes it: `kiosk-7,kiosk-8:presenter,stepper`.
+    public var description: String {
+        sessions.joined(separator: ",") + ":"
+            + GrantedRole.allCases.filter(roles.contains).map(\.rawValue).joined(separator: ",")
+    }
+}

@@ -1,8 +1,9 @@
 extension DaemonConfiguration {
     /// Checks every setting against the range flowd works in: a value outside (a zero message size, a rate or a
     /// timeout so large that arithmetic with it overflows) is refused with its name and range, never used.
+    /// - Parameter naming: how a setting is named, from its file key (by default with its flag).
     /// - Throws: ``ConfigurationError`` naming the first setting out of range.
-    public func checkRanges() throws {
+    public func checkRanges(naming: (String) -> String = { DaemonSetting.named($0)?.description ?? $0 }) throws {
         let second: Int64 = 1000
         let durations: [(String, Duration, ClosedRange<Int64>)] = [
             ("heartbeatInterval", heartbeatInterval, 10...3600 * second),
@@ -15,7 +16,7 @@ extension DaemonConfiguration {
         ]
         for (name, value, range) in durations where !range.contains(value.milliseconds) {
             throw ConfigurationError(
-                "\(Self.setting(name)) must be from \(range.lowerBound) to \(range.upperBound) milliseconds, not \(value.milliseconds)"
+                "\(naming(name)) must be from \(range.lowerBound) to \(range.upperBound) milliseconds, not \(value.milliseconds)"
             )
         }
         let counts: [(String, Int, ClosedRange<Int>)] = [
@@ -32,21 +33,8 @@ extension DaemonConfiguration {
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw ConfigurationError(
-                "\(Self.setting(name)) must be from \(range.lowerBound) to \(range.upperBound), not \(value)"
+                "\(naming(name)) must be from \(range.lowerBound) to \(range.upperBound), not \(value)"
             )
         }
-    }
-
-    /// A setting's file key and its flag: `maxMessageSize (--max-message-size)`.
-    static func setting(_ key: String) -> String {
-        var flag = ""
-        for character in key {
-            if character.isUppercase {
-                flag += "-" + character.lowercased()
-            } else {
-                flag.append(character)
-            }
-        }
-        return "\(key) (--\(flag))"
     }
 }

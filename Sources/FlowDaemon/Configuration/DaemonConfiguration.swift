@@ -2,6 +2,7 @@ import FlowCore
 import FlowStore
 import FlowWire
 import Foundation
+import Logging
 import ZeroMQ
 
 /// Everything flowd can be told: where it listens, its flows, its limits and timers.
@@ -53,6 +54,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var flowsFileGiven = true
     /// How log lines are written to standard error.
     public var logFormat = LogFormat.text
+    /// The lowest level of the lines logged.
+    public var logLevel = Logger.Level.info
     /// Where metrics (`/metrics`) and health checks (`/livez`, `/readyz`) are served over HTTP; `nil` for nowhere.
     public var metricsAddress: MetricsAddress?
     /// CURVE encryption and client authentication; `nil` for none.

@@ -21,4 +21,14 @@ public enum DurationText {
         }
         return nil
     }
+
+    /// `duration` written as people write it, in the largest unit that divides it: `7d`, `90s`, `250ms`.
+    public static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        for (suffix, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000)]
+        where milliseconds != 0 && milliseconds % size == 0 {
+            return "\(milliseconds / size)\(suffix)"
+        }
+        return milliseconds == 0 ? "0" : "\(milliseconds)ms"
+    }
 }

@@ -15,7 +15,7 @@ public struct Coordinator: Sendable {
     /// The flows in use.
     public internal(set) var specification: FlowSpecification
     /// The configuration.
-    public let configuration: DaemonConfiguration
+    public internal(set) var configuration: DaemonConfiguration
     /// The daemon's state: it stays across restarts that keep state (a state directory) and changes when state is
     /// lost (`--ephemeral`, a new state directory). Presenters resync when it changes.
     public let epoch: String
@@ -145,33 +145,9 @@ public struct Coordinator: Sendable {
         // With CURVE a connection speaks only under its key's id. One that took another's free id (flowd does not
         // hand over a connected one), or an id no key has, is refused whatever it says, and cut; nothing more goes to
         // the id until its own key is heard there again.
-        if let curve = configuration.curve, userID != peer {
-            let othersID = curve.authorizedKeys[peer] != nil
-            impostor = othersID ? .key(userID ?? "") : .unknownID
-            if peers[peer] != nil {
-                unverified.insert(peer)
-            }
-            Counters.bump(&counters.errors, ErrorCode.idNotAllowed.rawValue)
-            logThrottled(
-                "idNotAllowed",
-                othersID
-                    ? "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))': refused, cut, and its key refused a while"
-                    : "a connection with the key of '\(LogText.quoted(userID ?? ""))' spoke under the id '\(LogText.routingID(peer))', which no key has: refused and cut",
-                peer: userID ?? ""
-            )
-            send(
-                .error(
-                    ErrorReply(
-                        .idNotAllowed,
-                        message:
-                            "this connection's key is registered for '\(LogText.quoted(userID ?? ""))', not '\(LogText.routingID(peer))': set the DEALER's routing id to your key's id"
-                    )
-                ),
-                to: peer,
-                session: nil,
-                correlation: (try? codec.decode(frames))?.header.id,
-                holding: false
-            )
+        // A key a reload withdrew is refused the same way: its connection is cut.
+        if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
+            refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
             return output
         }
         let envelope: Envelope

@@ -6,7 +6,13 @@ import Synchronization
 /// (systemd's `JOURNAL_STREAM` naming standard error) text lines carry no timestamp, which journald adds, and begin
 /// with the event's syslog priority, which journald reads.
 public struct DaemonLogHandler: LogHandler {
-    public var logLevel: Logger.Level
+    /// The level: this handler's own once set, else the shared one (which SIGHUP may change).
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? sharedLevel.level }
+        set { ownLevel = newValue }
+    }
+    private let sharedLevel: LogLevel
+    private var ownLevel: Logger.Level?
     public var metadata: Logger.Metadata = [:]
     private let format: LogFormat
     private let forJournal: Bool
@@ -20,8 +26,13 @@ public struct DaemonLogHandler: LogHandler {
     ///   - level: the lowest level written.
     ///   - environment: the process's environment, where systemd says whether standard error is the journal.
     public init(format: LogFormat, level: Logger.Level, environment: [String: String]) {
+        self.init(format: format, level: LogLevel(level), environment: environment)
+    }
+
+    /// A handler writing `format` at the shared `level` and above: changing `level` changes every logger's.
+    public init(format: LogFormat, level: LogLevel, environment: [String: String]) {
         self.format = format
-        self.logLevel = level
+        self.sharedLevel = level
         self.forJournal = Self.standardErrorIsJournal(environment)
     }
 

@@ -27,6 +27,10 @@ public final class DaemonServer: Sendable {
     private let state = Mutex(State.idle)
     /// Flows read and checked off the loop, waiting for the loop to take them.
     private let reloaded = Mutex<FlowSpecification?>(nil)
+    /// Settings read and checked off the loop, waiting for the loop to take those a reload changes.
+    private let reloadedSettings = Mutex<DaemonConfiguration?>(nil)
+    /// The CURVE keys the handshake lets in, each with its client's id; a reload replaces them.
+    private let allowedKeys = AllowedKeys()
     /// Set by ``stop()``: the loop stops at its next turn, or before it starts (a stop asked during the restore).
     private let stopRequested = Mutex(false)
     /// Where the loop's figures go at every tick, and the steps' decision times; `nil` without `--metrics`.
@@ -299,6 +303,7 @@ public final class DaemonServer: Sendable {
                     if stopRequested.withLock({ $0 }) {
                         break loop
                     }
+                    applyReloadedSettings(&daemon.coordinator, watch: watch)
                     outgoing += applyReload(&daemon.coordinator)
                 case monitorIndex:
                     try intake.readMonitors(now: clock.now)
@@ -429,6 +434,33 @@ public final class DaemonServer: Sendable {
         control.signal()
     }
 
+    /// Hands the loop new settings (read and checked by the caller): the handshake takes the new authorized keys at
+    /// once, the coordinator the new rates, bounds and grants at the loop's next turn (``DaemonSetting/reloads``).
+    /// Safe from any thread.
+    public func reloadSettings(_ configuration: DaemonConfiguration) {
+        if let curve = configuration.curve, curve.secretKey == self.configuration.curve?.secretKey {
+            allowedKeys.replace(with: curve.authorizedKeys)
+        }
+        reloadedSettings.withLock { $0 = configuration }
+        control.signal()
+    }
+
+    /// Gives the coordinator the settings ``reloadSettings(_:)`` prepared. When keys were withdrawn, their peers are
+    /// unregistered and every subscriber connection is cut: clients connect again through the handshake, which
+    /// refuses the withdrawn keys, and the others resubscribe (a presenter resyncs).
+    private func applyReloadedSettings(_ coordinator: inout Coordinator, watch: SubscriberWatch) {
+        guard let new = reloadedSettings.withLock({ $0.take() }) else { return }
+        let keysBefore = Set((coordinator.configuration.curve?.authorizedKeys ?? [:]).map { "\($0.key)=\($0.value)" })
+        let withdrawn = coordinator.takeReloadedSettings(from: new)
+        let keysAfter = Set((coordinator.configuration.curve?.authorizedKeys ?? [:]).map { "\($0.key)=\($0.value)" })
+        if !keysBefore.isSubset(of: keysAfter) {
+            watch.cutEveryone()
+            logger.notice(
+                "authorized keys withdrawn: every subscriber connection is cut to go through the handshake again; peers unregistered: \(withdrawn.isEmpty ? "none" : withdrawn.map { LogText.quoted($0) }.joined(separator: ", "))"
+            )
+        }
+    }
+
     /// Switches the coordinator to the flows ``reload()`` prepared; the sessions are written whole with them.
     private func applyReload(_ coordinator: inout Coordinator) -> [Outgoing] {
         guard let specification = reloaded.withLock({ $0.take() }) else { return [] }
@@ -468,11 +500,8 @@ public final class DaemonServer: Sendable {
     /// the gate's cap and, with CURVE, every key but the authorized ones, each let in with its id as the user id
     /// that HELLO must match.
     private func guarding(_ sockets: [Socket], with curve: CurveSettings?, gate: ConnectionGate) throws -> ZAPHandler {
-        var allowed: [CurveKey: String] = [:]
-        for (id, key) in curve?.authorizedKeys ?? [:] {
-            allowed[try CurveKey(z85: key)] = id
-        }
-        let authorized = allowed
+        allowedKeys.replace(with: curve?.authorizedKeys ?? [:])
+        let authorized = allowedKeys
         let curved = curve != nil
         let logger = logger
         let handler = try ZAPHandler(context: context) { request in
@@ -482,7 +511,7 @@ public final class DaemonServer: Sendable {
             guard curved else {
                 return .allow(userID: "")
             }
-            guard let key = request.clientKey, let id = authorized[key] else {
+            guard let key = request.clientKey, let id = authorized.id(of: key) else {
                 logger.info(
                     "refused a client key: \(request.clientKey?.z85 ?? "none (\(request.mechanism))") from \(request.address)"
                 )

@@ -93,6 +93,15 @@ struct SubscriberConnections {
         return (chosen.count, local)
     }
 
+    /// Cuts every connection, banning none: each client may connect again at once.
+    mutating func cutEveryone() {
+        for descriptor in descriptors {
+            // libzmq owns the descriptor: shut down, never closed here.
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        }
+        descriptors = []
+    }
+
     /// Cuts the connections that sent more than ``byteLimit`` (tcp), or have more than ``waitingLimit`` waiting to
     /// be read (ipc, where no total is kept: libzmq reads no further while flowd has not taken what it read). Returns how
     /// many, by address. What a connection sent is known before libzmq has read it, let alone flowd.

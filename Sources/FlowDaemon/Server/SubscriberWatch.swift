@@ -33,6 +33,7 @@ final class SubscriberWatch: Sendable {
 
     private struct Shared {
         var cutRequests: [String] = []
+        var cutEveryone = false
         var reports: [Report] = []
         var busyUntil: Int64 = 0
     }
@@ -81,6 +82,15 @@ final class SubscriberWatch: Sendable {
         shared.withLock { $0.cutRequests.append(address) }
     }
 
+    /// Asks the thread to cut every subscriber connection (after authorized keys were withdrawn): each client
+    /// connects again through the handshake, which lets in only the keys authorized now, and resubscribes.
+    func cutEveryone() {
+        shared.withLock {
+            $0.cutEveryone = true
+            $0.busyUntil = 0
+        }
+    }
+
     /// What the thread did since the last call.
     func takeReports() -> [Report] {
         shared.withLock { shared in
@@ -127,9 +137,15 @@ final class SubscriberWatch: Sendable {
     }
 
     private func look(at connections: inout SubscriberConnections, now: Int64) {
-        let requests = shared.withLock { shared in
-            defer { shared.cutRequests = [] }
-            return shared.cutRequests
+        let (requests, everyone) = shared.withLock { shared in
+            defer {
+                shared.cutRequests = []
+                shared.cutEveryone = false
+            }
+            return (shared.cutRequests, shared.cutEveryone)
+        }
+        if everyone {
+            connections.cutEveryone()
         }
         var reports: [Report] = []
         for address in requests {

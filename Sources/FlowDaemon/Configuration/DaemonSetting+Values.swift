@@ -1,0 +1,79 @@
+/// A value that does not suit its setting: what the setting takes, and what was given.
+public struct SettingProblem: Error, Sendable, Hashable {
+    /// What the setting takes: "a whole number of 1 or more".
+    public let wanted: String
+    /// What was given, as written.
+    public let given: String
+
+    /// The problem in words, the setting named as `name` (`--max-sessions`, `FLOWD_MAX_SESSIONS (maxSessions)`).
+    public func description(naming name: String) -> String {
+        given.isEmpty ? "\(name) needs a value" : "\(name) must be \(wanted), not '\(given.prefix(64))'"
+    }
+}
+
+extension DaemonSetting {
+    /// What this setting takes, in words.
+    public var wanted: String {
+        switch kind {
+        case .count: "a whole number of 1 or more"
+        case .countOrZero: "0 or a positive whole number"
+        case .toggle: "true or false"
+        case .choice(let words): words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
+        case .duration: "a duration such as 7d, 12h, 30m or 45s" + (self == .snapshotInterval ? ", longer than 0" : "")
+        case .endpoints: "endpoints written tcp://HOST:PORT or ipc:///PATH"
+        case .text, .secret: "a value"
+        case .authorizations: "ID=PUBLIC_KEY[:SESSIONS[:ROLES]] entries"
+        }
+    }
+
+    /// `raw` — a number, a text, texts or a truth, as a flag, a variable or the file gives it — as this setting's
+    /// value (a duration read, one endpoint made a list), or why it does not suit the setting.
+    public func value(from raw: SettingValue) -> Result<SettingValue, SettingProblem> {
+        let refuse = { (given: String) in
+            Result<SettingValue, SettingProblem>.failure(SettingProblem(wanted: wanted, given: given))
+        }
+        switch (kind, raw) {
+        case (.count, .number(let number)):
+            return number > 0 ? .success(raw) : refuse("\(number)")
+        case (.countOrZero, .number(let number)):
+            return number >= 0 ? .success(raw) : refuse("\(number)")
+        case (.toggle, .toggle):
+            return .success(raw)
+        case (.choice(let words), .text(let word)):
+            return words.contains(word) ? .success(raw) : refuse(word)
+        case (.duration, .text(let text)):
+            guard let duration = DurationText.parse(text), self != .snapshotInterval || duration > .zero else {
+                return refuse(text)
+            }
+            return .success(.duration(duration))
+        case (.duration, .duration):
+            return .success(raw)
+        case (.endpoints, .text(let endpoint)):
+            return value(from: .texts([endpoint]))
+        case (.endpoints, .texts(let endpoints)):
+            if let bad = endpoints.first(where: { !$0.contains("://") }) {
+                return refuse(bad.isEmpty ? "''" : bad)
+            }
+            return .success(raw)
+        case (.text, .text(let text)), (.secret, .text(let text)):
+            return text.isEmpty ? refuse("") : .success(raw)
+        case (.authorizations, .authorizations):
+            return .success(raw)
+        default:
+            return refuse("\(raw)")
+        }
+    }
+}
+
+extension DaemonSettings {
+    /// What is wrong with these settings' values, each named by its flag: for settings given as flags, checked
+    /// before anything else (they are checked again, with the others, when read).
+    public var flagProblems: [String] {
+        DaemonSetting.all.compactMap { setting in
+            guard let value = self[setting], case .failure(let problem) = setting.value(from: value) else {
+                return nil
+            }
+            return problem.description(naming: setting.flag)
+        }
+    }
+}
