@@ -21,7 +21,7 @@ struct FlowCtl: AsyncParsableCommand {
         version: BuildInfo.versionLine(program: "flowctl"),
         subcommands: [
             Watch.self, Tree.self, List.self, Emit.self, DeepLink.self, Explain.self, Stats.self, Record.self,
-            Replay.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
+            Replay.self, Info.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
         ]
     )
 }

@@ -10,6 +10,8 @@ final class OnlineReplay {
         var accepted = 0
         var dropped = 0
         var refused: [String] = []
+        /// Steps whose fate is not the recorded one.
+        var divergences: [String] = []
     }
 
     private let options: ClientOptions
@@ -59,6 +61,13 @@ final class OnlineReplay {
                 fate = try await stepperClient(action.stepper ?? "flowctl", session).emit(step)
             }
             count(fate)
+            if let recorded = action.fate, recorded != .refused,
+                (recorded == .accepted) != fate.isAccepted || (!fate.isAccepted && fate.drop?.reason != action.reason)
+            {
+                counts.divergences.append(
+                    "step \(step.name) at \(action.at) ms in \(session): recorded \(recorded.rawValue)\(action.reason.map { " (\($0))" } ?? ""), replayed \(fate.isAccepted ? "accepted" : "dropped (\(fate.drop?.reason ?? "?"))")"
+                )
+            }
         case .deepLink:
             count(try await inspector.deepLink(action.path ?? [], session: session))
         case .visibility:

@@ -94,12 +94,12 @@ struct Record: AsyncParsableCommand {
             case .event(let event, let header) where event.inspectionKind == .commands:
                 recorder.learn(from: event, session: header.session ?? "-")
             case .event(let event, let header):
-                guard let action = recorder.action(for: event, sentAt: header.sentAt) else { continue }
-                output.write(Data((Recording.line(action) + "\n").utf8))
-                recorded += 1
+                for action in recorder.take(event, sentAt: header.sentAt) {
+                    output.write(Data((Recording.line(action) + "\n").utf8))
+                    recorded += 1
+                }
                 if let count, recorded >= count {
                     stream.close()
-                    break
                 }
             case .connectionLost:
                 lost += 1
@@ -107,6 +107,10 @@ struct Record: AsyncParsableCommand {
             case .connectionRestored:
                 printError("flowctl: connected to flowd again")
             }
+        }
+        for action in recorder.flush() {
+            output.write(Data((Recording.line(action) + "\n").utf8))
+            recorded += 1
         }
         timer?.cancel()
         for source in stop {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import FlowBus
 import FlowInspector
 import FlowSpec
@@ -15,12 +16,19 @@ struct Replay: AsyncParsableCommand {
             (--session replays a one-session recording under another name). --offline replays into flowd's engine \
             in this process with the flow file given by --flows. Both print the final trees (--json: a JSON array).
 
-            Exits 0 when replayed, 1 when the recording cannot be read or an input is refused, 69 when flowd is \
-            unreachable.
+            Inputs flowd refused when they were recorded are left out, as flowd left them out; a step whose fate \
+            differs from the recorded one is reported (the flows or flowd differ from the recorded ones). \
+            Online, --start-offset sends the inputs before that point at once and paces the rest; --start-paused \
+            shows each input and waits for Enter before sending it; --loop ends the sessions after each round and \
+            replays again until Ctrl-C.
+
+            Exits 0 when replayed, 1 when the recording cannot be read, an input is refused or a fate differs, 69 \
+            when flowd is unreachable.
 
             Examples:
               flowctl replay bug-1234.flowrec --session bug-1234 --fast
               flowctl replay bug-1234.flowrec --rate 4
+              flowctl replay bug-1234.flowrec --start-offset 12.5 --start-paused
               flowctl replay --offline bug-1234.flowrec --flows deploy/flows/movies.yaml
             """
     )
@@ -31,8 +39,8 @@ struct Replay: AsyncParsableCommand {
     @Option(help: "Replay a one-session recording into this session instead.")
     var session: String?
 
-    @Option(help: "Speed: 1 is as recorded, 2 twice as fast, 0.5 half.")
-    var rate = 1.0
+    @Option(help: "Speed: 1 is as recorded (the default), 2 twice as fast, 0.5 half.")
+    var rate: Double?
 
     @Flag(help: "As fast as possible (each input still waits for the one before to be handled).")
     var fast = false
@@ -46,11 +54,38 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Print the final trees as a JSON array.")
     var json = false
 
+    @Option(help: "Send the inputs before this many seconds into the recording at once, then pace the rest.")
+    var startOffset: Double?
+
+    @Flag(help: "Show each input and wait for Enter before sending it (step through the recording).")
+    var startPaused = false
+
+    @Flag(help: "Replay again and again (the sessions ended between rounds) until Ctrl-C.")
+    var loop = false
+
     @OptionGroup var bus: BusOptions
 
     func validate() throws {
-        guard rate > 0 else {
-            throw ValidationError("--rate must be positive, not \(rate)")
+        if let rate, !(rate > 0) || !rate.isFinite {
+            throw ValidationError("--rate must be a positive number, not \(rate)")
+        }
+        if let startOffset, !(startOffset >= 0) || !startOffset.isFinite {
+            throw ValidationError("--start-offset must be 0 or more seconds, not \(startOffset)")
+        }
+        if fast, let rate {
+            throw ValidationError("--fast and --rate \(rate) contradict each other; give one")
+        }
+        if fast && startPaused {
+            throw ValidationError("--fast and --start-paused contradict each other: paused, each input waits for Enter")
+        }
+        if offline {
+            let online = [
+                ("--rate", rate != nil), ("--fast", fast), ("--start-offset", startOffset != nil),
+                ("--start-paused", startPaused), ("--loop", loop),
+            ]
+            if let (name, _) = online.first(where: { $0.1 }) {
+                throw ValidationError("\(name) paces a replay into flowd; --offline replays at once")
+            }
         }
         if offline && flows == nil {
             throw ValidationError("--offline needs the flow file: --flows FILE")
@@ -98,12 +133,15 @@ struct Replay: AsyncParsableCommand {
         let outcome = OfflineReplay(specification: specification).replay(recording)
         try show(outcome.trees)
         printError(
-            "replayed \(recording.actions.count) inputs offline: \(outcome.accepted) steps accepted, \(outcome.dropped) dropped"
+            "replayed \(recording.actions.count - outcome.skipped) inputs offline: \(outcome.accepted) steps accepted, \(outcome.dropped) dropped\(Self.skippedNote(outcome.skipped))"
         )
         for problem in outcome.refused {
             printError("flowctl: refused: \(problem)")
         }
-        if !outcome.refused.isEmpty {
+        for divergence in outcome.divergences {
+            printError("flowctl: fate differs: \(divergence)")
+        }
+        if !outcome.refused.isEmpty || !outcome.divergences.isEmpty {
             throw ExitCode(1)
         }
     }
@@ -118,6 +156,28 @@ struct Replay: AsyncParsableCommand {
             printError("flowctl: flowd already has session '\(taken)'; replay into a new one with --session NAME")
             throw ExitCode(1)
         }
+        let interrupted = Locked(false)
+        let signals = loop ? Self.interruptions(raising: interrupted) : []
+        defer { signals.forEach { $0.cancel() } }
+        var round = 1
+        while true {
+            let failed = try await replayRound(recording, inspector: inspector, round: round)
+            if failed || !loop || interrupted.update({ $0 }) {
+                await inspector.close()
+                if failed { throw ExitCode(1) }
+                return
+            }
+            // The next round starts from nothing: the sessions the round made are ended first.
+            for session in recording.sessions {
+                _ = try? await bus.query(inspector, "endSession", session: session)
+            }
+            round += 1
+        }
+    }
+
+    /// One replay of every input (those flowd refused when recording left out); prints the trees. Returns whether
+    /// an input was refused or a fate differed.
+    private func replayRound(_ recording: Recording, inspector: InspectorClient, round: Int) async throws -> Bool {
         let echoes = try await InspectionStream.open(options: bus.clientOptions)
         // Each recorded stepper and presenter connects under its own id (`<session>/<name>`), not --id.
         var peerOptions = bus.clientOptions
@@ -130,11 +190,23 @@ struct Replay: AsyncParsableCommand {
         )
         replay.start()
         let clock = ContinuousClock()
+        let offset = Int64((startOffset ?? 0) * 1000)
+        let speed = rate ?? 1
         let started = clock.now
         var failure: String?
+        var skipped = 0
+        var paused = startPaused
         for action in recording.actions {
-            if !fast {
-                let due = started + .milliseconds(Int64(Double(action.at) / rate))
+            if action.fate == .refused {
+                skipped += 1
+                continue
+            }
+            if paused {
+                printError("next: \(Self.summary(action)) — Enter sends it")
+                // End of input: the rest plays without pauses.
+                paused = await Task.detached { readLine() }.value != nil
+            } else if !fast && action.at > offset {
+                let due = started + .milliseconds(Int64(Double(action.at - offset) / speed))
                 if clock.now < due {
                     try await Task.sleep(until: due, clock: clock)
                 }
@@ -157,15 +229,49 @@ struct Replay: AsyncParsableCommand {
             }
         }
         await replay.close()
-        await inspector.close()
         try show(trees)
         let counts = replay.counts
         printError(
-            "replayed \(recording.actions.count) inputs into flowd: \(counts.accepted) steps accepted, \(counts.dropped) dropped"
+            "\(loop ? "round \(round): " : "")replayed \(recording.actions.count - skipped) inputs into flowd: \(counts.accepted) steps accepted, \(counts.dropped) dropped\(Self.skippedNote(skipped))"
         )
+        for divergence in counts.divergences {
+            printError("flowctl: fate differs: \(divergence)")
+        }
         if let failure {
             printError("flowctl: refused: \(failure)")
-            throw ExitCode(1)
+        }
+        return failure != nil || !counts.divergences.isEmpty
+    }
+
+    /// "; N refused when recorded, left out", or nothing.
+    static func skippedNote(_ skipped: Int) -> String {
+        skipped == 0 ? "" : "; \(skipped) refused when recorded, left out"
+    }
+
+    /// An action in a few words, for --start-paused.
+    static func summary(_ action: RecordedAction) -> String {
+        let at = String(format: "%.3f s", Double(action.at) / 1000)
+        switch action.kind {
+        case .step:
+            let from = action.stepper.map { "stepper \($0)" } ?? "screen p\(action.presentable?.rawValue ?? 0)"
+            return "\(at) step \(TerminalText.safe(action.step?.name ?? "?")) from \(TerminalText.safe(from))"
+        case .deepLink: return "\(at) deep link \((action.path ?? []).map(\.name).joined(separator: " → "))"
+        case .visibility:
+            return
+                "\(at) \(action.presenter ?? "?") reports \((action.presentables ?? []).map { "p\($0.rawValue)" }.joined(separator: ", ")) \(action.visibility?.rawValue ?? "?")"
+        case .sessionData: return "\(at) session data \(TerminalText.safe(action.key ?? "?"))"
+        case .presenterLost: return "\(at) presenter \(TerminalText.safe(action.presenter ?? "?")) lost"
+        }
+    }
+
+    /// Ctrl-C and SIGTERM during --loop: the round under way finishes, then the replay stops.
+    private static func interruptions(raising flag: Locked<Bool>) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { flag.update { $0 = true } }
+            source.resume()
+            return source
         }
     }
 

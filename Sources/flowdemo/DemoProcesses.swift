@@ -83,6 +83,16 @@ final class DemoProcesses: Sendable {
         children.withLock { $0.removeAll { $0 === child } }
     }
 
+    /// Interrupts a child (SIGINT, as Ctrl-C) and waits for it to finish, as a recorder does on Ctrl-C.
+    func interrupt(_ child: Child) {
+        Foundation.kill(child.process.processIdentifier, SIGINT)
+        if !waitForExit(child.process, within: .seconds(5)) {
+            stop(child)
+            return
+        }
+        children.withLock { $0.removeAll { $0 === child } }
+    }
+
     /// Asks a child to stop by closing its input (the demo's processes quit at its end), then SIGTERM, then
     /// SIGKILL, each after a grace period.
     func stop(_ child: Child) {

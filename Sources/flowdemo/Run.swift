@@ -34,6 +34,12 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Seconds between the journey's actions (without --fast).")
     var pace = 1.5
 
+    @Option(
+        help:
+            "Record the session's inputs to this file with flowctl record (replay it with flowctl replay --offline FILE --flows FLOWS)."
+    )
+    var record: String?
+
     func validate() throws {
         guard FileManager.default.fileExists(atPath: flows) else {
             throw ValidationError("no flow file at \(flows); run from the repository, or pass --flows")
@@ -66,6 +72,8 @@ struct Run: AsyncParsableCommand {
             var patient = bus
             patient.connectTimeout = .seconds(20)
             let inspector = try await InspectorClient.connect(name: "flowdemo", options: patient)
+            let recorder = try record.map { file in try startRecorder(file, processes: processes, endpoints: endpoints)
+            }
             let stage = DemoStage(
                 processes: processes,
                 bus: bus,
@@ -85,12 +93,39 @@ struct Run: AsyncParsableCommand {
                 throw error
             }
             await inspector.close()
+            if let recorder {
+                processes.interrupt(recorder)
+            }
             processes.stopAll()
         } catch {
             processes.stopAll()
             FileHandle.standardError.write(Data("flowdemo: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+extension Run {
+    /// Starts `flowctl record` on the session and waits until it records (its file has its header line).
+    private func startRecorder(
+        _ file: String,
+        processes: DemoProcesses,
+        endpoints: [String]
+    ) throws -> DemoProcesses.Child {
+        let recorder = try processes.start(
+            "recorder",
+            "flowctl",
+            ["record", file, "--session", session, "--wait", "--force"] + endpoints,
+            input: false
+        )
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? String(contentsOfFile: file, encoding: .utf8))?.contains("\n") != true {
+            guard recorder.process.isRunning, ContinuousClock.now < deadline else {
+                throw DemoFailure("flowctl record \(file) did not start recording within 20 s")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return recorder
     }
 }
 

@@ -18,24 +18,33 @@ import Testing
             ready: "recording session kiosk"
         )
         let presenter = try await ScriptedJourney(bus: bus).run()
-        // The journey's last input is the tap on the hidden table.
-        waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("\"withId\":8") == true }
+        // Then a report flowd refuses (a screen that is not on screen): recorded as refused, left out of replays.
+        try presenter.report(.visible, [PresentableID(99)])
+        waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("\"fate\":\"refused\"") == true }
         recorder.terminate(with: SIGINT)
         #expect(recorder.process.terminationStatus == 0)
-        #expect(recorder.output.contains("recorded 7 inputs to \(file)"))
+        #expect(recorder.output.contains("recorded 8 inputs to \(file)"))
 
         let recorded = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
-        try #require(recorded.count == 8)
+        try #require(recorded.count == 9)
         #expect(recorded[0].contains("\"format\":\"flowbus-recording\""))
         #expect(recorded[1].contains("\"kind\":\"visibility\"") && recorded[1].contains("\"presenter\":\"main\""))
         #expect(recorded[2].contains("\"kind\":\"step\"") && recorded[2].contains("\"stepper\":\"app\""))
+        #expect(recorded[2].contains("\"fate\":\"accepted\""))
         #expect(recorded[7].contains("\"presentable\":5") && recorded[7].contains("\"presenter\":\"main\""))
+        #expect(recorded[7].contains("\"fate\":\"dropped\"") && recorded[7].contains("\"reason\":\"notVisible\""))
+        #expect(recorded[8].contains("\"presentables\":[99]") && recorded[8].contains("\"fate\":\"refused\""))
 
         let original = try tree(try bus.flowctl(["tree", "kiosk", "--json"]).output)
 
         let online = try bus.flowctl(["replay", file, "--session", "copy", "--fast", "--json"])
         #expect(online.status == 0)
-        #expect(online.errors.contains("replayed 7 inputs into flowd: 2 steps accepted, 1 dropped"))
+        #expect(
+            online.errors.contains(
+                "replayed 7 inputs into flowd: 2 steps accepted, 1 dropped; 1 refused when recorded, left out"
+            )
+        )
+        #expect(!online.errors.contains("fate differs"))
         let replayed = try trees(online.output)
         #expect(replayed.count == 1)
         #expect(renamed(replayed.first, to: "kiosk") == original)
@@ -49,8 +58,18 @@ import Testing
             try builtProduct("flowctl"),
             ["replay", "--offline", file, "--flows", demoFlows, "--json"]
         )
-        #expect(offline.status == 0)
+        #expect(offline.status == 0, "\(offline.errors)")
         #expect(try trees(offline.output).first == original)
+        #expect(offline.errors.contains("; 1 refused when recorded, left out"))
+
+        // What the recording holds, without replaying it.
+        let info = try run(try builtProduct("flowctl"), ["info", file])
+        #expect(info.status == 0)
+        #expect(info.output.contains("sessions:  kiosk"))
+        #expect(info.output.contains("inputs:    8 (1 refused by flowd, left out when replayed)"))
+        #expect(info.output.contains("  visibility  5\n"))
+        #expect(info.output.contains("  stepper app     1\n"))
+        #expect(info.output.contains("  dropped: notVisible  1\n"))
 
         let text = try run(try builtProduct("flowctl"), ["replay", "--offline", file, "--flows", demoFlows])
         #expect(text.output.hasPrefix("session kiosk (ready)\nflows\n  f1 AppFlow — root p1, stepper app\n"))
@@ -91,12 +110,71 @@ import Testing
         #expect(result.errors.contains(message))
     }
 
-    // Tried: offline without flows, flows without offline, a zero rate, recording over an existing file.
+    /// A replay paced from an offset, stepped through with Enter, and looped until Ctrl-C.
+    @Test func aReplayStartsAtAnOffsetStepsThroughAndLoops() async throws {
+        let bus = try Bus()
+        let scratch = ScratchDirectory("replay")
+        let file = scratch.path + "/journey.flowrec"
+        let recorder = try bus.startFlowctl(
+            ["record", file, "--session", "kiosk", "--wait"],
+            ready: "recording session kiosk"
+        )
+        let presenter = try await ScriptedJourney(bus: bus).run()
+        waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("\"withId\":8") == true }
+        recorder.terminate(with: SIGINT)
+        let original = try tree(try bus.flowctl(["tree", "kiosk", "--json"]).output)
+
+        // Past the end: every input at once.
+        let offset = try bus.flowctl(["replay", file, "--session", "late", "--start-offset", "3600", "--json"])
+        #expect(offset.status == 0, "\(offset.errors)")
+        #expect(renamed(try trees(offset.output).first, to: "kiosk") == original)
+
+        // Paused: nothing is sent before Enter.
+        let stepping = try ChildProcess(
+            "flowctl",
+            ["replay", file, "--session", "stepped", "--start-paused"] + bus.endpoints
+        )
+        try stepping.waitForOutput(containing: "next: 0.", within: .seconds(30))
+        #expect(try await bus.visibility(of: 1, in: "stepped") == nil)
+        stepping.send("")
+        try await eventually("the first input sent") { try await bus.visibility(of: 1, in: "stepped") == "visible" }
+        for _ in 0..<6 {
+            stepping.send("")
+        }
+        let stepped = try stepping.waitForExit(within: .seconds(20))
+        #expect(stepping.process.terminationStatus == 0, "\(stepped)")
+        #expect(stepped.components(separatedBy: "next: ").count - 1 == 7)
+        #expect(stepped.contains("step movieIsPicked from screen p5"))
+
+        // Looped: each round ends the session and replays it again, until Ctrl-C.
+        let looping = try ChildProcess(
+            "flowctl",
+            ["replay", file, "--session", "looped", "--fast", "--loop"] + bus.endpoints
+        )
+        try looping.waitForOutput(containing: "round 2: replayed 7 inputs", within: .seconds(30))
+        looping.terminate(with: SIGINT)
+        #expect(looping.process.terminationStatus == 0, "\(looping.output)")
+        await presenter.close()
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+    }
+
+    // Tried: offline without flows, flows without offline, a zero rate, a rate with --fast, --fast with
+    // --start-paused, a negative offset, options that pace a replay with --offline, recording over an existing file.
     @Test func badReplayAndRecordArgumentsAreUsageErrors() throws {
         let flowctl = try builtProduct("flowctl")
         #expect(try run(flowctl, ["replay", "--offline", "x.flowrec"]).status == 64)
         #expect(try run(flowctl, ["replay", "x.flowrec", "--flows", demoFlows]).status == 64)
         #expect(try run(flowctl, ["replay", "x.flowrec", "--rate", "0"]).status == 64)
+        let both = try run(flowctl, ["replay", "x.flowrec", "--rate", "2", "--fast"])
+        #expect(both.status == 64)
+        #expect(both.errors.contains("--fast and --rate 2.0 contradict each other; give one"))
+        #expect(try run(flowctl, ["replay", "x.flowrec", "--fast", "--start-paused"]).status == 64)
+        #expect(try run(flowctl, ["replay", "x.flowrec", "--start-offset", "-1"]).status == 64)
+        for option in [["--loop"], ["--fast"], ["--rate", "2"], ["--start-offset", "1"], ["--start-paused"]] {
+            let offline = try run(flowctl, ["replay", "--offline", "x.flowrec", "--flows", demoFlows] + option)
+            #expect(offline.status == 64, "\(option)")
+            #expect(offline.errors.contains("--offline replays at once"), "\(option): \(offline.errors)")
+        }
         let existing = try run(flowctl, ["record", demoFlows])
         #expect(existing.status == 64)
         #expect(existing.errors.contains("exists; choose another file or pass --force"))

@@ -46,6 +46,35 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
     }
 
+    /// The whole demo journey recorded (the presenter killed and back, a refused About, a deep link) replays offline,
+    /// with no daemon, to the tree flowd had at its end, every step getting its recorded fate again.
+    @Test func theRecordedJourneyReplaysOfflineToTheTreeFlowdHad() throws {
+        let runtime = uniqueDirectory("demo")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let scratch = ScratchDirectory("journey")
+        let file = scratch.path + "/journey.flowrec"
+        let demo = try run(
+            try builtProduct("flowdemo"),
+            ["run", "--fast", "--runtime-directory", runtime, "--record", file]
+        )
+        #expect(demo.status == 0, "\(demo.errors)")
+        #expect(demo.errors.contains("recorded "))
+        let online = try #require(
+            demo.output.components(separatedBy: "flowctl tree demo` shows it\n").last?.components(
+                separatedBy: "\n▶ Done"
+            ).first
+        )
+        let flowctl = try builtProduct("flowctl")
+        let offline = try run(flowctl, ["replay", "--offline", file, "--flows", demoFlows])
+        #expect(offline.status == 0, "\(offline.errors)")
+        #expect(!offline.errors.contains("fate differs"))
+        #expect(offline.output.trimmingCharacters(in: .newlines) == online.trimmingCharacters(in: .newlines))
+        let info = try run(flowctl, ["info", file])
+        #expect(info.output.contains("sessions:  demo"))
+        #expect(info.output.contains("presenterLost"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
+    }
+
     @Test func ctrlCStopsEveryProcess() throws {
         let runtime = uniqueDirectory("demo")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

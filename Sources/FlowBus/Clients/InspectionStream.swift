@@ -91,7 +91,7 @@ public final class InspectionStream: Sendable {
         return stream
     }
 
-    /// Stops listening; ``items`` and ``batches`` end.
+    /// Stops listening; ``items`` and ``batches`` end, after what had already arrived.
     public func close() {
         stop.raise()
     }

@@ -88,6 +88,10 @@ final class InspectionLoop {
             }
         }
         confirmed?.resume(with: .failure(FlowBusError(.closed, "the stream is closed")))
+        // Closed: what had already arrived is still handed over (a recorder stopped by Ctrl-C keeps it).
+        if confirmed == nil {
+            receive()
+        }
         continuation.finish()
     }
 

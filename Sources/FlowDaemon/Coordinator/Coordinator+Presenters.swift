@@ -9,14 +9,11 @@ extension Coordinator {
             return
         }
         guard let session = session(of: peer, header: header) else { return }
-        inspect(
-            .visibilityReported,
-            session: session,
-            [
-                "presenter": .string(peer.name), "visibility": .string(report.visibility.rawValue),
-                "presentables": .array(report.presentables.map { .int(Int($0.rawValue)) }),
-            ]
-        )
+        // Published with its outcome, after the engine took or refused it: a recording keeps what was taken.
+        var fields: JSONObject = [
+            "presenter": .string(peer.name), "visibility": .string(report.visibility.rawValue),
+            "presentables": .array(report.presentables.map { .int(Int($0.rawValue)) }),
+        ]
         do {
             let effects = try engine.report(
                 report.visibility,
@@ -32,8 +29,11 @@ extension Coordinator {
                 ),
                 session: session
             )
+            inspect(.visibilityReported, session: session, fields)
             apply(effects)
         } catch {
+            fields["refused"] = .string(error.message)
+            inspect(.visibilityReported, session: session, fields)
             reply(to: peer.id, correlation: header.id, error: ErrorCode(error.code.rawValue), error.message)
         }
     }

@@ -19,6 +19,11 @@ public struct OfflineReplay: Sendable {
         public var dropped = 0
         /// Actions the engine refused (a report about an unknown screen...), with the reason.
         public var refused: [String] = []
+        /// Inputs flowd refused when they were recorded: left out, as flowd left them out.
+        public var skipped = 0
+        /// Steps whose fate in the replay is not the one recorded: the flows file, or the engine, differs from the
+        /// recorded flowd's.
+        public var divergences: [String] = []
     }
 
     private let specification: FlowSpecification
@@ -39,19 +44,32 @@ public struct OfflineReplay: Sendable {
             now: EngineTime(milliseconds: start)
         )
         var outcome = Outcome()
+        var expected: [ExpectedFate: RecordedAction] = [:]
         for action in recording.actions {
-            count(engine.advanceTime(to: EngineTime(milliseconds: start + action.at)), in: &outcome)
+            if action.fate == .refused {
+                outcome.skipped += 1
+                continue
+            }
+            count(
+                engine.advanceTime(to: EngineTime(milliseconds: start + action.at)),
+                in: &outcome,
+                expected: &expected
+            )
             let session = SessionID(action.session)
             if !engine.hasSession(session) {
                 do {
-                    count(try specification.startSession(session, in: &engine), in: &outcome)
+                    count(try specification.startSession(session, in: &engine), in: &outcome, expected: &expected)
                 } catch {
                     outcome.refused.append("session \(session): \(error.message)")
                     continue
                 }
             }
             do {
-                count(try apply(action, to: &engine, session: session), in: &outcome)
+                let (effects, token) = try apply(action, to: &engine, session: session)
+                if let token, action.fate != nil {
+                    expected[ExpectedFate(session: session, token: token)] = action
+                }
+                count(effects, in: &outcome, expected: &expected)
             } catch {
                 outcome.refused.append("\(action.kind.rawValue) at \(action.at) ms: \(error.message)")
             }
@@ -64,34 +82,52 @@ public struct OfflineReplay: Sendable {
         _ action: RecordedAction,
         to engine: inout FlowEngine,
         session: SessionID
-    ) throws(FlowCoreError) -> Effects {
+    ) throws(FlowCoreError) -> (Effects, StepToken?) {
         switch action.kind {
         case .step:
-            guard let step = action.step else { return Effects() }
-            if let presentable = action.presentable {
-                return engine.receive(step, from: .presentable(presentable), session: session).effects
-            }
-            return engine.receive(step, from: .stepper(action.stepper ?? ""), session: session).effects
+            guard let step = action.step else { return (Effects(), nil) }
+            let source: StepSource = action.presentable.map { .presentable($0) } ?? .stepper(action.stepper ?? "")
+            let (token, effects) = engine.receive(step, from: source, session: session)
+            return (effects, token)
         case .deepLink:
-            return engine.deepLink(action.path ?? [], session: session).effects
+            return (engine.deepLink(action.path ?? [], session: session).effects, nil)
         case .visibility:
-            return try engine.report(
+            let effects = try engine.report(
                 action.visibility ?? .unknown,
                 of: action.presentables ?? [],
                 by: action.presenter.map { PresenterID($0) },
                 session: session
             )
+            return (effects, nil)
         case .sessionData:
             try engine.setSessionData(action.key ?? "", action.value == .null ? nil : action.value, session: session)
-            return Effects()
+            return (Effects(), nil)
         case .presenterLost:
-            return engine.presenterLost(PresenterID(action.presenter ?? ""), session: session)
+            return (engine.presenterLost(PresenterID(action.presenter ?? ""), session: session), nil)
         }
     }
 
-    private func count(_ effects: Effects, in outcome: inout Outcome) {
-        for (_, _, fate) in effects.fates {
+    /// A step whose fate was recorded, by its token in the replay.
+    private struct ExpectedFate: Hashable {
+        var session: SessionID
+        var token: StepToken
+    }
+
+    /// Counts the fates decided, and checks each against the one recorded.
+    private func count(_ effects: Effects, in outcome: inout Outcome, expected: inout [ExpectedFate: RecordedAction]) {
+        for (session, token, fate) in effects.fates {
             if fate.isAccepted { outcome.accepted += 1 } else { outcome.dropped += 1 }
+            guard let action = expected.removeValue(forKey: ExpectedFate(session: session, token: token)) else {
+                continue
+            }
+            let replayed = WireFate(fate)
+            let recorded = action.fate == .accepted ? "accepted" : "dropped (\(action.reason ?? "?"))"
+            let now = replayed.accepted ? "accepted" : "dropped (\(replayed.reason ?? "?"))"
+            if recorded != now {
+                outcome.divergences.append(
+                    "step \(action.step?.name ?? "?") at \(action.at) ms in \(session.rawValue): recorded \(recorded), replayed \(now)"
+                )
+            }
         }
     }
 }

@@ -32,6 +32,17 @@ public struct RecordedAction: Sendable, Hashable, Codable {
     public var presentables: [PresentableID]?
     public var key: String?
     public var value: JSONValue?
+    /// What flowd did with the input, when known: `accepted` or `dropped` (a step, `reason` saying why), or
+    /// `refused` (an input flowd did not take, such as a report about a screen no longer on screen; `reason` is its
+    /// error). A replay leaves refused inputs out, and checks that each step gets its recorded fate again.
+    public var fate: Fate?
+    /// Why a step was dropped, or an input refused.
+    public var reason: String?
+
+    /// What flowd did with an input.
+    public enum Fate: String, Sendable, Hashable, Codable {
+        case accepted, dropped, refused
+    }
 
     /// An action of `kind`; fill in the fields its kind uses.
     public init(at: Int64, session: String, kind: Kind) {

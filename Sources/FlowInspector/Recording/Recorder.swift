@@ -8,6 +8,9 @@ public struct Recorder: Sendable {
     /// When recording started (ms since 1970); actions are timed from it.
     public let startedAt: Int64
     private var presenters: [String: [PresentableID: String]] = [:]
+    /// Actions not written yet, in order: a step waits for its fate (its `stepFate`, by session and token), and
+    /// whatever follows it waits with it, so the file keeps flowd's order.
+    private var waiting: [(action: RecordedAction, token: Int?)] = []
 
     public init(startedAt: Int64) {
         self.startedAt = startedAt
@@ -30,6 +33,32 @@ public struct Recorder: Sendable {
                 presenters[session, default: [:]][placed.id] = batch.presenter
             }
         }
+    }
+
+    /// Takes an event; returns the actions now complete, in order, to be written: an input whose outcome is known,
+    /// and those after it. A step is complete once its fate is published (at once, or after a guard answers).
+    public mutating func take(_ event: InspectionEvent, sentAt: Int64) -> [RecordedAction] {
+        if InspectionKind(event.kind) == .stepFate, let session = event.session,
+            let token = event.fields["token"]?.intValue,
+            let index = waiting.firstIndex(where: { $0.token == token && $0.action.session == session })
+        {
+            let accepted = event.fields["accepted"]?.boolValue ?? false
+            waiting[index].action.fate = accepted ? .accepted : .dropped
+            waiting[index].action.reason = accepted ? nil : event.fields["reason"]?.stringValue
+            waiting[index].token = nil
+        } else if let action = action(for: event, sentAt: sentAt) {
+            let token = action.kind == .step ? event.fields["token"]?.intValue : nil
+            waiting.append((action, token))
+        }
+        let ready = waiting.prefix { $0.token == nil }.map(\.action)
+        waiting.removeFirst(ready.count)
+        return ready
+    }
+
+    /// The actions still waiting for their fate (recording stops): written as they are, their fate unknown.
+    public mutating func flush() -> [RecordedAction] {
+        defer { waiting = [] }
+        return waiting.map(\.action)
     }
 
     /// The action an event stands for, or `nil` when it is a consequence rather than an input.
@@ -60,6 +89,10 @@ public struct Recorder: Sendable {
             action.visibility = fields["visibility"]?.stringValue.flatMap(Visibility.init(rawValue:))
             action.presentables = (fields["presentables"]?.arrayValue ?? []).compactMap {
                 $0.intValue.map { PresentableID(UInt32(clamping: $0)) }
+            }
+            if let refusal = fields["refused"]?.stringValue {
+                action.fate = .refused
+                action.reason = refusal
             }
         case .sessionData:
             action.kind = .sessionData
