@@ -20,7 +20,9 @@ struct FlowCtl: AsyncParsableCommand {
             """,
         version: BuildInfo.versionLine(program: "flowctl"),
         subcommands: [
-            Watch.self, Tree.self, List.self, Emit.self, DeepLink.self, Explain.self, Stats.self, Record.self,
+            Watch.self, Tree.self, List.self, Steps.self, Flows.self, Emit.self, DeepLink.self, Explain.self,
+            Stats.self,
+            Record.self,
             Replay.self, Info.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
         ]
     )

@@ -10,7 +10,13 @@ struct InjectionOptions: ParsableArguments {
     var session: String?
 
     @Option(name: .customLong("as"), help: "The stepper to emit as: steps bound to its contributions pass.")
-    var stepper = "flowctl"
+    var asStepper: String?
+
+    /// The stepper emitted as: `--as`, else `flowctl`.
+    var stepper: String { asStepper ?? "flowctl" }
+
+    /// Whether `--as` was given.
+    var stepperGiven: Bool { asStepper != nil }
 
     @Flag(help: "Print the fate as one JSON object.")
     var json = false
@@ -21,9 +27,14 @@ struct InjectionOptions: ParsableArguments {
         }
     }
 
-    /// Sends what `send` sends as the stepper, prints its fate, and exits 2 when it was dropped.
+    /// Sends what `send` sends as the stepper (`times` times, at `rate` per second when given, else each once the
+    /// one before has its fate), prints the fates, and exits 2 when one was dropped. When `step` is dropped for
+    /// want of a bound stepper, the steppers and screens that may emit it are named.
     func inject(
         _ bus: BusOptions,
+        step: String? = nil,
+        times: Int = 1,
+        rate: Double? = nil,
         _ send: (InspectorClient, String) async throws -> Fate
     ) async throws {
         var options = bus.clientOptions
@@ -50,23 +61,80 @@ struct InjectionOptions: ParsableArguments {
             throw error
         }
         let session = resolved
-        let fate: Fate
-        do {
-            fate = try await send(inspector, session)
-        } catch let error as FlowBusError {
-            await inspector.close()
-            printError("flowctl: flowd refused it: \(error.message)")
-            throw ExitCode(1)
+        var fates: [Fate] = []
+        let clock = ContinuousClock()
+        let firstSent = clock.now
+        for index in 0..<times {
+            if let rate, index > 0 {
+                try await Task.sleep(until: firstSent + .milliseconds(Int64(Double(index) * 1000 / rate)), clock: clock)
+            }
+            let fate: Fate
+            do {
+                fate = try await send(inspector, session)
+            } catch let error as FlowBusError {
+                await inspector.close()
+                printError("flowctl: \(error.code == .invalidOptions ? "" : "flowd refused it: ")\(error.message)")
+                throw ExitCode(1)
+            }
+            fates.append(fate)
+            if times > 1 {
+                if json {
+                    try printJSON(FateReport(fate))
+                } else {
+                    print("\(index + 1): \(fate.isAccepted ? "accepted" : "dropped (\(fate.drop?.reason ?? "?"))")")
+                }
+            }
         }
-        let flows = try? await inspector.query("tree", session: session, timeout: .milliseconds(bus.timeout))
+        let tree = try? await inspector.query("tree", session: session, timeout: .milliseconds(bus.timeout))
+        let last = fates.last
+        var emitters: [String] = []
+        if let step, let last, last.drop?.reason == "unboundStepper" {
+            emitters = await Self.emitters(of: step, in: session, inspector, timeout: bus.timeout)
+        }
         await inspector.close()
-        if json {
-            try printJSON(FateReport(fate))
-        } else {
-            print(describe(fate, flows: flows.flatMap { try? SessionTree($0) }))
+        if times > 1 {
+            let dropped = fates.filter { !$0.isAccepted }
+            let reasons = Dictionary(grouping: dropped, by: { $0.drop?.reason ?? "?" }).map {
+                "\($0.key) \($0.value.count)"
+            }
+            printError(
+                "emitted \(times): \(fates.count - dropped.count) accepted, \(dropped.count) dropped\(reasons.isEmpty ? "" : " (\(reasons.sorted().joined(separator: ", ")))")"
+            )
+        } else if let last {
+            if json {
+                try printJSON(FateReport(last))
+            } else {
+                print(describe(last, flows: tree.flatMap { try? SessionTree($0) }))
+            }
         }
-        if !fate.isAccepted {
+        if !emitters.isEmpty && !json {
+            print("  who may emit it now: \(emitters.joined(separator: ", "))")
+        }
+        if fates.contains(where: { !$0.isAccepted }) {
             throw ExitCode(2)
+        }
+    }
+
+    /// Who may emit `step` in `session` now (from the `steps` query): `stepper app (--as app)`, `screen p3
+    /// OnboardingIntro (--from p3)`.
+    static func emitters(
+        of step: String,
+        in session: String,
+        _ inspector: InspectorClient,
+        timeout: Int
+    ) async -> [String] {
+        guard let reply = try? await inspector.query("steps", session: session, timeout: .milliseconds(timeout)),
+            let report = try? FlowJSON.decode(StepsReport.self, from: reply)
+        else { return [] }
+        return report.sources.compactMap { source in
+            guard let candidate = source.steps.first(where: { $0.step == step }) else { return nil }
+            let passes =
+                candidate.passes == true ? "" : " (would be dropped now: \(candidate.reason ?? "waits for a guard"))"
+            if let stepper = source.stepper {
+                return "stepper \(TerminalText.safe(stepper)) (--as \(TerminalText.safe(stepper)))\(passes)"
+            }
+            let id = source.presentable?.rawValue ?? 0
+            return "screen p\(id) \(TerminalText.safe(source.name ?? "?")) (--from p\(id))\(passes)"
         }
     }
 

@@ -9,7 +9,7 @@ import Logging
 struct DaemonOptions: ParsableArguments {
     @Option(
         help:
-            "A configuration file (YAML); FLOWD_* environment variables win over it, and flags over both. See deploy/flowd.yaml."
+            "A configuration file (YAML; default: $FLOWD_CONFIG, else none); FLOWD_* environment variables win over it, and flags over both. See deploy/flowd.yaml."
     )
     var config: String?
 
@@ -201,12 +201,15 @@ struct DaemonOptions: ParsableArguments {
         let texts: [(DaemonSetting, String?)] = [
             (.ipcMode, ipcMode), (.ipcGroup, ipcGroup), (.curveSecretKey, curveSecretKey),
             (.curveSecretKeyFile, curveSecretKeyFile), (.metrics, metrics), (.logFormat, logFormat?.rawValue),
-            (.logLevel, logLevel?.rawValue), (.durability, durability?.rawValue),
-            (.stateDir, ephemeral ? "none" : stateDir), (.idleSessionExpiry, idleSessionExpiry),
+            (.logLevel, logLevel?.rawValue), (.durability, durability?.rawValue), (.stateDir, stateDir),
+            (.idleSessionExpiry, idleSessionExpiry),
             (.snapshotInterval, snapshotInterval),
         ]
         for (setting, text) in texts {
             set(setting, text.map(SettingValue.text))
+        }
+        if ephemeral {
+            settings.set(.stateDir, .text("none"), from: .commandLine(flag: "--ephemeral"))
         }
         let clients = authorized.compactMap { try? ClientAuthorization(parsing: $0) }
         set(.authorizedKeys, clients.isEmpty ? nil : .authorizations(clients))
@@ -215,7 +218,9 @@ struct DaemonOptions: ParsableArguments {
 
     /// The sources of flowd's settings: these flags, the environment, and the configuration file if one is given.
     var sources: SettingSources {
-        SettingSources(commandLine: commandLine, environment: ProcessInfo.processInfo.environment, file: config)
+        let environment = ProcessInfo.processInfo.environment
+        let named = environment[SettingSources.configurationVariable].flatMap { $0.isEmpty ? nil : $0 }
+        return SettingSources(commandLine: commandLine, environment: environment, file: config ?? named)
     }
 
     func validate() throws {

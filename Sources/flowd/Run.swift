@@ -88,6 +88,11 @@ struct Run: AsyncParsableCommand {
             DaemonLogHandler(format: format, level: logLevel, environment: environment)
         }
         let logger = Logger(label: "flowd")
+        for warning in settings.warnings {
+            logger.warning("\(warning)")
+        }
+        // A closed standard error (its reader gone) must not kill flowd with SIGPIPE: writes then fail quietly.
+        signal(SIGPIPE, SIG_IGN)
         // Every connection takes a file: the soft limit (often 1024) goes up to what the administrator allows.
         FileDescriptorLimit.raise()
         let metrics = configuration.metricsAddress.map { _ in DaemonMetrics() }

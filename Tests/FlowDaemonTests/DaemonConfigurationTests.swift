@@ -131,12 +131,15 @@ import ZeroMQ
         #expect(try DaemonConfiguration(fromFile, environment: [:]).curve?.secretKey == secret)
     }
 
-    /// Tried: a misspelt variable, one in lower case, a number that is not one, a negative count, an unknown word, a bad duration, an
-    /// endpoint without a scheme, an authorized entry without a key.
+    /// Tried: a number that is not one, a negative count, an unknown word, a bad duration, an endpoint without a
+    /// scheme, one without a port, an empty list, an authorized entry without a key, a truth that is not one.
     @Test func badEnvironmentVariablesAreRefusedByName() async throws {
         let cases: [(String, String, String)] = [
-            ("FLOWD_MAX_SESION", "5", "FLOWD_MAX_SESION is not one of flowd's environment variables"),
-            ("flowd_max_sessions", "5", "flowd_max_sessions is not one of flowd's environment variables"),
+            (
+                "FLOWD_CONTROL", "tcp://127.0.0.1",
+                "FLOWD_CONTROL (control) must be a tcp endpoint with its host and port"
+            ),
+            ("FLOWD_EVENTS", ",", "FLOWD_EVENTS (events) must be endpoints written tcp://HOST:PORT or ipc:///PATH"),
             (
                 "FLOWD_MAX_SESSIONS", "many",
                 "FLOWD_MAX_SESSIONS (maxSessions) must be a whole number of 1 or more, not 'many'"
@@ -162,6 +165,106 @@ import ZeroMQ
         }
     }
 
+    /// A `FLOWD_` variable that names no setting is warned about, not refused (the environment is not always flowd's
+    /// own); those Kubernetes gives every pod for a Service named flowd are left alone. Tried: a misspelt one, one
+    /// in lower case, FLOWD_SERVICE_HOST, FLOWD_PORT, FLOWD_PORT_5860_TCP.
+    @Test func unknownVariablesAreWarnedAboutAndKubernetesOnesLeftAlone() async throws {
+        let settings = try await SettingSources(environment: [
+            "FLOWD_MAX_SESION": "5", "flowd_max_sessions": "5", "FLOWD_SERVICE_HOST": "10.0.0.1",
+            "FLOWD_PORT": "tcp://10.0.0.1:5860", "FLOWD_PORT_5860_TCP": "tcp://10.0.0.1:5860",
+            "FLOWD_CONFIG": "/etc/flowbus/flowd.yaml",
+        ]).read()
+        #expect(settings.warnings.count == 1)
+        let warning = settings.warnings.first ?? ""
+        #expect(
+            warning.hasPrefix("ignored FLOWD_MAX_SESION, flowd_max_sessions: not among flowd's environment variables")
+        )
+        #expect(!warning.contains("SERVICE") && !warning.contains("FLOWD_PORT") && !warning.contains("FLOWD_CONFIG"))
+        #expect(settings[.maxSessions] == nil)
+    }
+
+    /// Values as operators write them: words in any case, numbers quoted (a ConfigMap's), a whitespace-only list
+    /// of keys as none; and the sources named as given (`--no-tcp`, `--ephemeral`).
+    @Test func valuesAreReadAsOperatorsWriteThem() async throws {
+        let scratch = ScratchDirectory("values")
+        let path = try file("maxSessions: \"12\"\nlogFormat: JSON\n", in: scratch)
+        let settings = try await SettingSources(
+            environment: [
+                "FLOWD_LOG_LEVEL": "DEBUG", "FLOWD_AUTHORIZED_KEYS": "  ", "FLOWD_MAX_STEPPERS_PER_SESSION": "",
+            ],
+            file: path
+        ).read()
+        let configuration = try DaemonConfiguration(settings, environment: environment)
+        #expect(configuration.maxSessions == 12)
+        #expect(configuration.logFormat == .json && configuration.logLevel == .debug)
+        #expect(configuration.curve == nil && settings[.authorizedKeys] == nil)
+        #expect(settings[.maxSteppersPerSession] == nil)
+        var flags = DaemonSettings()
+        flags.set(.tcp, .toggle(false))
+        flags.set(.stateDir, .text("none"), from: .commandLine(flag: "--ephemeral"))
+        let given = try await SettingSources(commandLine: flags, environment: environment).read()
+        #expect(given.source(of: .tcp) == .commandLine(flag: "--no-tcp"))
+        #expect(given.source(of: .stateDir) == .commandLine(flag: "--ephemeral"))
+    }
+
+    /// Tried: a secret key in a line YAML cannot read (an unquoted `*`), a key given twice, an empty file, a
+    /// comments-only file: the secret is never quoted, and an empty file gives nothing.
+    @Test func aFileThatIsNotYAMLNeverQuotesItsSecret() async throws {
+        let scratch = ScratchDirectory("secret")
+        let secret = try CurveKeyPair.generate().secretKey.z85
+        let path = try file("curveSecretKey: *\(secret.dropFirst())\n", in: scratch)
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
+        #expect(error?.description.hasPrefix("\(path): not valid YAML at line 1") == true)
+        #expect(error?.description.contains(String(secret.dropFirst().prefix(8))) == false)
+        _ = try file("curveSecretKey: \"\(secret)\"\ncurveSecretKey: \"\(secret)\"\n", in: scratch)
+        let twice = await #expect(throws: ConfigurationError.self) {
+            _ = try await SettingSources(environment: environment, file: path).read()
+        }
+        #expect(twice?.description.hasPrefix("\(path): not valid YAML at line ") == true)
+        #expect(twice?.description.hasSuffix(": 'curveSecretKey' given twice") == true)
+        #expect(twice?.description.contains(String(secret.prefix(8))) == false)
+        for empty in ["", "# every key is optional\n"] {
+            _ = try file(empty, in: scratch)
+            #expect(try await SettingSources(environment: environment, file: path).read() == DaemonSettings())
+        }
+    }
+
+    /// Tried: endpoints given twice, durability with no state directory from the file, flowd's own public key
+    /// authorized as a client's, `flowd keygen`'s whole output as the key file.
+    @Test func settingsThatContradictEachOtherFromAnySourceAreRefused() async throws {
+        let scratch = ScratchDirectory("contradictions")
+        let twice = #expect(throws: ConfigurationError.self) {
+            try configuration([(.control, .texts(["ipc:///run/a"])), (.events, .texts(["ipc:///run/a"]))])
+        }
+        #expect(twice?.description.contains("ipc:///run/a is given twice") == true)
+        let path = try file("stateDir: none\ndurability: fsync\n", in: scratch)
+        let settings = try await SettingSources(environment: environment, file: path).read()
+        let durability = #expect(throws: ConfigurationError.self) {
+            try DaemonConfiguration(settings, environment: environment)
+        }
+        #expect(
+            durability?.description
+                == "\(path):2: 'durability' means nothing with \(path):1: 'stateDir' none: nothing is written"
+        )
+        let pair = try CurveKeyPair.generate()
+        let own = #expect(throws: ConfigurationError.self) {
+            try configuration([
+                (.curveSecretKey, .text(pair.secretKey.z85)),
+                (.authorizedKeys, .authorizations([ClientAuthorization(id: "me", key: pair.publicKey.z85)])),
+            ])
+        }
+        #expect(own?.description.contains("gives 'me' flowd's own public key") == true)
+        let keyFile = scratch.path + "/curve.key"
+        try "public: \(pair.publicKey.z85)\nsecret: \(pair.secretKey.z85)\n".write(
+            toFile: keyFile,
+            atomically: true,
+            encoding: .utf8
+        )
+        #expect(try configuration([(.curveSecretKeyFile, .text(keyFile))]).curve?.secretKey == pair.secretKey.z85)
+    }
+
     @Test func sessionsAreKeptInTheUsersStateDirectoryUnlessToldOtherwise() throws {
         let defaults = try DaemonConfiguration(DaemonSettings(), environment: ["XDG_STATE_HOME": "/home/k/.state"])
         #expect(defaults.stateDirectory == "/home/k/.state/flowbus")
@@ -169,13 +272,11 @@ import ZeroMQ
         #expect(defaults.idleSessionExpiry == .seconds(7 * 86_400))
         let home = try DaemonConfiguration(DaemonSettings(), environment: ["HOME": "/home/k"])
         #expect(home.stateDirectory == "/home/k/.local/state/flowbus")
-        let ephemeral = try configuration([
-            (.stateDir, .text("none")), (.idleSessionExpiry, .duration(.zero)), (.durability, .text("fsync")),
-        ])
+        let ephemeral = try configuration([(.stateDir, .text("none")), (.idleSessionExpiry, .duration(.zero))])
         #expect(ephemeral.stateDirectory == nil)
         #expect(!ephemeral.durable)
         #expect(ephemeral.idleSessionExpiry == nil)
-        #expect(ephemeral.durability == .fsync)
+        #expect(try configuration([(.durability, .text("fsync"))]).durability == .fsync)
     }
 
     /// A state directory in a file is relative to the file; `~/` is the home directory; absolute paths stay.
@@ -338,10 +439,7 @@ import ZeroMQ
         let error = #expect(throws: ConfigurationError.self) {
             try DaemonConfiguration(settings, environment: environment)
         }
-        #expect(
-            error?.description
-                == "sendQueueLimit (--send-queue-limit), from FLOWD_SEND_QUEUE_LIMIT must be from 10 to 1000000, not 3"
-        )
+        #expect(error?.description == "FLOWD_SEND_QUEUE_LIMIT (sendQueueLimit) must be from 10 to 1000000, not 3")
     }
 
     @Test func curveKeysThatAreNotKeysAreRefusedAtOnce() throws {
@@ -400,13 +498,15 @@ import ZeroMQ
             file: path
         ).read()
         #expect(try DaemonConfiguration(fromFlags, environment: environment).curve?.authorizedKeys == ["ops": ops])
-        // Tried: a grant with an unknown role, a client with neither key nor grant.
+        // Tried: a grant with an unknown role, a client with neither key nor grant, a misspelt field (which would
+        // otherwise leave the key granted everything).
         _ = try file(
             """
             curveSecretKey: "\(secret)"
             authorizedKeys:
               kiosk-7/app: { key: "\(app)", roles: [admin] }
               ops: [1, 2]
+              other: { key: "\(ops)", session: [kiosk-7] }
             """,
             in: scratch
         )
@@ -415,5 +515,9 @@ import ZeroMQ
         }
         #expect(error?.description.contains("'admin' is not a role") == true)
         #expect(error?.description.contains("'ops' needs a key") == true)
+        #expect(
+            error?.description.contains("the grant of 'other' has 'session': a grant has key, sessions and roles")
+                == true
+        )
     }
 }

@@ -57,9 +57,20 @@ import ZeroMQ
         kill(daemon.process.processIdentifier, SIGHUP)
         let applied = try daemon.line(containing: "settings reloaded")
         #expect(applied.contains("maxSessions 1 → 5"))
-        #expect(applied.contains("logLevel (default) → debug"))
+        #expect(applied.contains("logLevel info → debug"))
         let restart = try daemon.line(containing: "take a restart")
         #expect(restart.contains("heartbeatInterval 1000 → 2000"))
+        // Put back, the heartbeat needs no restart any more: a reload that only undoes it names nothing.
+        try (base + "maxSessions: 5\nheartbeatInterval: 1000\nlogLevel: debug\n").write(
+            toFile: config,
+            atomically: true,
+            encoding: .utf8
+        )
+        let before = daemon.standardError.components(separatedBy: "take a restart").count
+        kill(daemon.process.processIdentifier, SIGHUP)
+        _ = try daemon.line(containing: "flows reloaded")
+        _ = waitUntil { daemon.standardError.components(separatedBy: "flows reloaded").count > 2 }
+        #expect(daemon.standardError.components(separatedBy: "take a restart").count == before)
         // The new bound holds at once; the heartbeat, which takes a restart, does not change.
         let welcome = try second.hello(.stepper, name: "app")
         #expect(welcome.heartbeatInterval == 1000)
@@ -158,9 +169,17 @@ import ZeroMQ
         for key in ["flows", "control", "events", "stateDir", "logLevel", "authorizedKeys", "idleSessionExpiry"] {
             #expect(lines.contains { $0.hasPrefix("\(key):") || $0.hasPrefix("# \(key):") }, "\(key)")
         }
-        let refused = try run(flowd, ["config"], environment: ["FLOWD_MAX_SESSIONS": "lots", "FLOWD_COLOUR": "1"])
+        let refused = try run(flowd, ["config"], environment: ["FLOWD_MAX_SESSIONS": "lots"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("FLOWD_MAX_SESSIONS (maxSessions) must be a whole number of 1 or more"))
-        #expect(refused.errors.contains("FLOWD_COLOUR is not one of flowd's environment variables"))
+        // A variable that names no setting is warned about; FLOWD_CONFIG names the file.
+        let warned = try run(flowd, ["config"], environment: ["FLOWD_COLOUR": "1", "FLOWD_CONFIG": config])
+        #expect(warned.status == 0)
+        #expect(warned.errors.contains("flowd: warning: ignored FLOWD_COLOUR"))
+        #expect(warned.output.contains("maxSessions: 7  # \(config):1; reloads"))
+        // The flows file is checked too.
+        let noFlows = try run(flowd, ["config", "--flows", scratch.path + "/none.yaml"])
+        #expect(noFlows.status == 1)
+        #expect(noFlows.errors.contains("flowd: the flows file cannot be used: cannot read"))
     }
 }

@@ -66,6 +66,13 @@ public final class InspectorClient: Sendable {
         try await connection.emit(.step(step, presentable: nil, session: session))
     }
 
+    /// Injects a step into `session` as the screen `presentable` (any screen on screen there), as its presenter
+    /// would emit it, and waits for its fate — what `flowctl emit --from p5` does.
+    /// - Throws: ``FlowBusError`` `refused` (`foreignPresentable` when the screen is not on screen...), `closed`.
+    public func emit(_ step: Step, from presentable: PresentableID, session: String) async throws -> Fate {
+        try await connection.emit(.step(step, presentable: presentable, session: session))
+    }
+
     /// Sends a deep link (one step, or a path of steps opening nested flows in turn) to every flow of `session`
     /// and waits for its fate.
     public func deepLink(_ path: [Step], session: String) async throws -> Fate {

@@ -95,7 +95,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .dismissed:
             "contribute it with allowStepWhenDismissed to keep taking its steps after a dismissal"
         case .unboundStepper:
-            "contribute this stepper in a flow's navigate (or check the stepper id and the session)"
+            "bind this stepper in the flow file, `stepper: { named: NAME }` on the session or on a `show:` or `start:` whose flow handles the step, or send the step from a stepper or screen that is bound (check the stepper's name and the session)"
         case .flowEnded:
             "send it while the flow runs, or to a flow that is still running"
         case .adaptedAway:

@@ -35,7 +35,8 @@ public struct ConfigurationFile: Sendable, Hashable {
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigurationError("\(path): not valid YAML: \(error)")
+            // Yams quotes the line at fault, which may hold the CURVE secret key: only where and what is said.
+            throw ConfigurationError("\(path): not valid YAML\(Self.place(of: error))")
         }
         guard let root else { return }
         guard case .mapping(let mapping) = root else {
@@ -46,6 +47,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             let key = keyNode.string ?? ""
             let line = keyNode.mark?.line ?? 0
             let place = "\(path):\(line):\(keyNode.mark?.column ?? 0)"
+            if let first = lines[key] {
+                problems.append("\(place): '\(key.prefix(64))' is given twice (first on line \(first))")
+                continue
+            }
             guard let setting = DaemonSetting.named(key) else {
                 problems.append(
                     "\(place): unknown key '\(key.prefix(64))'; known keys: \(DaemonSetting.all.map(\.key).joined(separator: ", "))"
@@ -71,6 +76,27 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
     }
 
+    /// Whether the file gives any setting (an empty or comments-only file gives none).
+    public var isEmpty: Bool { lines.isEmpty }
+
+    /// Where a YAML error is, and what it is, without the text of the line (which may hold a secret).
+    private static func place(of error: any Error) -> String {
+        guard let yaml = error as? YamlError else { return "" }
+        switch yaml {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
+            return " at line \(mark.line), column \(mark.column): \(problem)"
+        case .composer(_, let problem, let mark, _):
+            return " at line \(mark.line), column \(mark.column): \(problem)"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return
+                " at line \(context.mark.line): \(duplicates.map { "'\($0.prefix(64))'" }.joined(separator: ", ")) given twice"
+        case .reader(let problem, _, _, _):
+            return ": \(problem)"
+        default:
+            return ""
+        }
+    }
+
     /// `authorizedKeys`: client ids mapped to a key, or to a mapping with `key`, `sessions` and `roles`.
     private static func authorizations(
         _ value: Node,
@@ -87,6 +113,14 @@ public struct ConfigurationFile: Sendable, Hashable {
             if let key = client.string, case .scalar = client {
                 authorizations.append(ClientAuthorization(id: id, key: key))
             } else if case .mapping(let fields) = client, let key = fields["key"]?.string {
+                // A misspelt field (`session:`) would otherwise leave the key granted everything.
+                let unknown = fields.map { $0.key.string ?? "" }.filter { !["key", "sessions", "roles"].contains($0) }
+                guard unknown.isEmpty else {
+                    problems.append(
+                        "\(place): the grant of '\(id.prefix(64))' has '\(unknown[0].prefix(32))': a grant has key, sessions and roles"
+                    )
+                    continue
+                }
                 let list = { (node: Node) in node.sequence?.compactMap(\.string) ?? node.string.map { [$0] } ?? [] }
                 let sessions = fields["sessions"].map(list)
                 let roles = fields["roles"].map(list)

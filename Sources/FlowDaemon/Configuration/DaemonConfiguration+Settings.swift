@@ -28,7 +28,20 @@ extension DaemonConfiguration {
             events = [ipc.events] + (tcp ? [Self.defaultEventsTCP] : [])
         }
         guard !control.isEmpty, !events.isEmpty else {
-            throw ConfigurationError("give both control and events endpoints, or neither for the defaults")
+            let given = control.isEmpty ? settings.naming(.events) : settings.naming(.control)
+            throw ConfigurationError(
+                "give both control and events endpoints, or neither for the defaults (only \(given) is given)"
+            )
+        }
+        var seen: Set<String> = []
+        // (A tcp port of * or 0 is a new port each time.)
+        for endpoint in control + events
+        where !endpoint.hasSuffix(":*") && !endpoint.hasSuffix(":0")
+            && !seen.insert(endpoint).inserted
+        {
+            throw ConfigurationError(
+                "\(endpoint) is given twice among the control and events endpoints: each socket needs its own"
+            )
         }
         let flows =
             settings.text(.flows) ?? Self.defaultFlowsFiles.first { FileManager.default.fileExists(atPath: $0) }
@@ -71,11 +84,17 @@ extension DaemonConfiguration {
             do {
                 metricsAddress = try MetricsAddress(parsing: text)
             } catch {
-                throw ConfigurationError("\(settings.naming(.metrics)): \(error)")
+                let source = settings.source(of: .metrics)
+                throw ConfigurationError("\(error)\(source == .builtIn ? "" : " (given by \(source))")")
             }
         }
         let stateDir = settings.text(.stateDir) ?? StateDirectory.defaultPath(environment: environment)
         stateDirectory = stateDir == "none" ? nil : stateDir
+        if stateDirectory == nil, settings[.durability] != nil {
+            throw ConfigurationError(
+                "\(settings.naming(.durability)) means nothing with \(settings.naming(.stateDir)) none: nothing is written"
+            )
+        }
         durability = settings.text(.durability).flatMap(Durability.init(rawValue:)) ?? durability
         if let value = settings.duration(.idleSessionExpiry) { idleSessionExpiry = value == .zero ? nil : value }
         if let value = settings.duration(.snapshotInterval) {
@@ -93,6 +112,15 @@ extension DaemonConfiguration {
         }
     }
 
+    /// The secret key a key file holds: the file's text, or the `secret:` line of `flowd keygen`'s output.
+    static func secretKey(in text: String) -> String {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        if let line = lines.first(where: { $0.hasPrefix("secret:") }) {
+            return line.dropFirst("secret:".count).trimmingCharacters(in: .whitespaces)
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// CURVE as `settings` give it: the secret key (given, or read from its file) and the authorized clients.
     private static func curve(_ settings: DaemonSettings) throws -> CurveSettings? {
         var secretKey = settings.text(.curveSecretKey)
@@ -103,9 +131,7 @@ extension DaemonConfiguration {
                 )
             }
             do {
-                secretKey = String(decoding: try FileReading.data(path), as: UTF8.self).trimmingCharacters(
-                    in: .whitespacesAndNewlines
-                )
+                secretKey = Self.secretKey(in: String(decoding: try FileReading.data(path), as: UTF8.self))
             } catch {
                 throw ConfigurationError("cannot read the CURVE secret key file \(path): \(error.reason)")
             }
@@ -135,10 +161,17 @@ extension DaemonConfiguration {
             }
             return nil
         }
-        guard (try? CurveKey(z85: secretKey)) != nil else {
+        guard let secret = try? CurveKey(z85: secretKey), let pair = try? CurveKeyPair(secretKey: secret) else {
             let given = settings.text(.curveSecretKeyFile) != nil ? DaemonSetting.curveSecretKeyFile : .curveSecretKey
+            let file = settings.text(.curveSecretKeyFile).map { " (\($0))" } ?? ""
             throw ConfigurationError(
-                "\(settings.naming(given)) is not a CURVE secret key: give the 40 Z85 characters `flowd keygen` prints as its secret"
+                "\(settings.naming(given))\(file) is not a CURVE secret key: give the 40 Z85 characters `flowd keygen` prints as its secret"
+            )
+        }
+        // flowd's own keys are not a client's: its secret given as one would be printed, its public key a mistake.
+        for client in clients where client.key == secretKey || client.key == pair.publicKey.z85 {
+            throw ConfigurationError(
+                "\(settings.naming(.authorizedKeys)) gives '\(client.id.prefix(64))' flowd's own \(client.key == secretKey ? "secret" : "public") key: authorize each client's public key (its `flowd keygen` public line)"
             )
         }
         let curve = CurveSettings(secretKey: secretKey, authorizedKeys: keys, grants: grants)

@@ -33,6 +33,9 @@ extension DaemonSetting {
             Result<SettingValue, SettingProblem>.failure(SettingProblem(wanted: wanted, given: given))
         }
         switch (kind, raw) {
+        case (.count, .text(let text)), (.countOrZero, .text(let text)):
+            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { return refuse(text) }
+            return value(from: .number(number))
         case (.count, .number(let number)):
             return number > 0 ? .success(raw) : refuse("\(number)")
         case (.countOrZero, .number(let number)):
@@ -40,7 +43,8 @@ extension DaemonSetting {
         case (.toggle, .toggle):
             return .success(raw)
         case (.choice(let words), .text(let word)):
-            return words.contains(word) ? .success(raw) : refuse(word)
+            // In any case, as flags take them (DEBUG, Json).
+            return words.contains(word.lowercased()) ? .success(.text(word.lowercased())) : refuse(word)
         case (.duration, .text(let text)):
             guard let duration = DurationText.parse(text), self != .snapshotInterval || duration > .zero else {
                 return refuse(text)
@@ -51,8 +55,11 @@ extension DaemonSetting {
         case (.endpoints, .text(let endpoint)):
             return value(from: .texts([endpoint]))
         case (.endpoints, .texts(let endpoints)):
-            if let bad = endpoints.first(where: { !$0.contains("://") }) {
-                return refuse(bad.isEmpty ? "''" : bad)
+            guard !endpoints.isEmpty else { return refuse("") }
+            if let bad = endpoints.first(where: { Self.endpointProblem($0) != nil }) {
+                return .failure(
+                    SettingProblem(wanted: Self.endpointProblem(bad) ?? wanted, given: bad.isEmpty ? "''" : bad)
+                )
             }
             return .success(raw)
         case (.text, .text(let text)), (.secret, .text(let text)):
@@ -62,6 +69,26 @@ extension DaemonSetting {
         default:
             return refuse("\(raw)")
         }
+    }
+}
+
+extension DaemonSetting {
+    /// What is wrong with an endpoint, as the setting wants it: `nil` for `tcp://HOST:PORT` (PORT may be `*`) and
+    /// `ipc:///PATH`.
+    static func endpointProblem(_ endpoint: String) -> String? {
+        if endpoint.hasPrefix("ipc://") {
+            return endpoint.count > "ipc://".count ? nil : "an ipc endpoint with its path, ipc:///PATH"
+        }
+        if endpoint.hasPrefix("tcp://") {
+            let address = endpoint.dropFirst("tcp://".count)
+            guard let colon = address.lastIndex(of: ":"), colon != address.startIndex else {
+                return "a tcp endpoint with its host and port, tcp://HOST:PORT"
+            }
+            let port = address[address.index(after: colon)...]
+            return port == "*" || UInt16(port).map { $0 > 0 } == true
+                ? nil : "a tcp endpoint with a port from 1 to 65535 (or *), tcp://HOST:PORT"
+        }
+        return "endpoints written tcp://HOST:PORT or ipc:///PATH"
     }
 }
 

@@ -74,7 +74,7 @@ extension DaemonSetting {
     /// The events endpoints (XPUB).
     public static let events = DaemonSetting("events", .endpoints)
     /// Whether the default tcp endpoints join the default ipc ones.
-    public static let tcp = DaemonSetting("tcp", .toggle)
+    public static let tcp = DaemonSetting("tcp", .toggle, flag: "--no-tcp")
     /// How often an idle peer hears from flowd, in milliseconds.
     public static let heartbeatInterval = DaemonSetting("heartbeatInterval", .count)
     /// How long a silent peer is kept, in milliseconds.

@@ -40,6 +40,8 @@ public enum SettingSource: Sendable, Hashable, CustomStringConvertible {
 public struct DaemonSettings: Sendable, Hashable {
     private var values: [String: SettingValue] = [:]
     private var sources: [String: SettingSource] = [:]
+    /// What flowd should say about the sources without refusing them (environment variables it ignored).
+    public var warnings: [String] = []
 
     /// No settings: every default.
     public init() {}
@@ -60,11 +62,13 @@ public struct DaemonSettings: Sendable, Hashable {
         sources[setting.key] ?? .builtIn
     }
 
-    /// The setting as errors name it: with its source when it was given other than by its flag.
+    /// The setting as errors name it, by where it was given: `maxSessions (--max-sessions)`,
+    /// `FLOWD_MAX_SESSIONS (maxSessions)`, `/etc/flowbus/flowd.yaml:12: 'maxSessions'`.
     public func naming(_ setting: DaemonSetting) -> String {
         switch source(of: setting) {
         case .builtIn, .commandLine: setting.description
-        case let other: "\(setting.description), from \(other)"
+        case .environment(let variable): "\(variable) (\(setting.key))"
+        case .file(let path, let line): "\(path):\(line): '\(setting.key)'"
         }
     }
 

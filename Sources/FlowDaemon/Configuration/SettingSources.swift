@@ -37,7 +37,7 @@ public struct SettingSources: Sendable {
     /// - Throws: ``ConfigurationError`` listing every value that cannot be read, each with where it was given.
     public func read() async throws -> DaemonSettings {
         let outline = try file.map(ConfigurationFile.init(contentsOf:))
-        var problems = unknownEnvironmentVariables()
+        var problems: [String] = []
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "command line", values: commandLineValues()),
             EnvironmentVariablesProvider(
@@ -46,7 +46,8 @@ public struct SettingSources: Sendable {
                 secretsSpecifier: .specific([DaemonSetting.curveSecretKey.environmentVariable])
             ).prefixKeys(with: "flowd"),
         ]
-        if let file {
+        // An empty (or comments-only) file gives nothing; swift-configuration would call it not a mapping.
+        if let file, outline?.isEmpty == false {
             do {
                 providers.append(
                     try await FileProvider<YAMLSnapshot>(
@@ -83,6 +84,7 @@ public struct SettingSources: Sendable {
         guard problems.isEmpty else {
             throw ConfigurationError(problems.joined(separator: "\n"))
         }
+        settings.warnings = unknownEnvironmentVariables()
         return settings
     }
 
@@ -90,7 +92,12 @@ public struct SettingSources: Sendable {
     private func read(_ setting: DaemonSetting, with reader: ConfigReader, recorder: LookupRecorder) -> Lookup {
         let key = ConfigKey([setting.key])
         switch setting.kind {
-        case .count, .countOrZero: _ = reader.int(forKey: key)
+        case .count, .countOrZero:
+            _ = reader.int(forKey: key)
+            // A number written as text (`maxSessions: "12"`, as a ConfigMap may hold it) is read as text.
+            if recorder.lookup(setting.key).failedProvider != nil {
+                _ = reader.string(forKey: key)
+            }
         case .toggle: _ = reader.bool(forKey: key)
         case .secret: _ = reader.string(forKey: key, isSecret: true)
         case .text, .choice, .duration: _ = reader.string(forKey: key)
@@ -160,7 +167,7 @@ public struct SettingSources: Sendable {
     /// Where the value of `setting` found by provider `index` was given.
     private func source(of setting: DaemonSetting, provider index: Int, outline: ConfigurationFile?) -> SettingSource {
         switch index {
-        case 0: .commandLine(flag: setting.flag)
+        case 0: commandLine.source(of: setting)
         case 1: .environment(variable: setting.environmentVariable)
         default: .file(path: outline?.path ?? "", line: outline?.lines[setting.key] ?? 0)
         }
@@ -176,7 +183,7 @@ public struct SettingSources: Sendable {
         if let clients = commandLine.authorizations {
             return (clients, .commandLine(flag: "--authorize"))
         }
-        if let text = environment[setting.environmentVariable], !text.isEmpty {
+        if let text = environment[setting.environmentVariable], !text.allSatisfy(\.isWhitespace) {
             var clients: [ClientAuthorization] = []
             for entry in text.split(whereSeparator: \.isWhitespace) {
                 do {
@@ -213,16 +220,25 @@ public struct SettingSources: Sendable {
         return values
     }
 
-    /// `FLOWD_*` variables that name no setting: a misspelt one (or one in lower case: names are in capitals) would
-    /// otherwise be ignored without a word.
+    /// `FLOWD_*` variables that name no setting (a misspelt one, or one in lower case: names are in capitals),
+    /// which would otherwise be ignored without a word: warned about, not refused, since the environment is not
+    /// always flowd's own. Kubernetes gives every pod `FLOWD_SERVICE_HOST`, `FLOWD_PORT`... for a Service named
+    /// flowd: those are left alone.
     private func unknownEnvironmentVariables() -> [String] {
-        let known = Set(DaemonSetting.all.map(\.environmentVariable))
-        return environment.keys.sorted().compactMap { name in
-            guard name.uppercased().hasPrefix(Self.environmentPrefix), !known.contains(name) else { return nil }
-            return
-                "\(name.prefix(64)) is not one of flowd's environment variables; they are \(DaemonSetting.all.map(\.environmentVariable).joined(separator: ", "))"
+        let known = Set(DaemonSetting.all.map(\.environmentVariable) + [Self.configurationVariable])
+        let unknown = environment.keys.sorted().filter { name in
+            guard name.uppercased().hasPrefix(Self.environmentPrefix), !known.contains(name) else { return false }
+            let rest = name.dropFirst(Self.environmentPrefix.count)
+            return !(rest.hasPrefix("SERVICE_") || rest == "PORT" || rest.hasPrefix("PORT_"))
         }
+        guard !unknown.isEmpty else { return [] }
+        return [
+            "ignored \(unknown.map { String($0.prefix(64)) }.joined(separator: ", ")): not among flowd's environment variables (FLOWD_ and a setting's key in capitals, as FLOWD_MAX_SESSIONS; `flowd config --help` lists the settings)"
+        ]
     }
+
+    /// The variable naming the configuration file when `--config` is not given.
+    public static let configurationVariable = "FLOWD_CONFIG"
 
     private func directory(of path: String) -> String {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: workingDirectory)).deletingLastPathComponent().path

@@ -19,7 +19,7 @@ extension Coordinator {
             return
         }
         let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
-        if session == nil, ["tree", "drops", "endSession"].contains(query.what) {
+        if session == nil, ["tree", "drops", "endSession", "steps"].contains(query.what) {
             reply(
                 to: peer.id,
                 correlation: header.id,
@@ -28,7 +28,7 @@ extension Coordinator {
             )
             return
         }
-        if let session, ["tree", "drops", "endSession"].contains(query.what),
+        if let session, ["tree", "drops", "endSession", "steps"].contains(query.what),
             let denial = authorizationRefusal(of: peer, in: session, acting: query.what == "endSession")
         {
             reply(to: peer.id, correlation: header.id, error: .notAllowed, denial)
@@ -77,6 +77,14 @@ extension Coordinator {
                 return
             }
             result = (try? JSONValue(encoding: SessionTree(inspection))) ?? .null
+        case "flows":
+            result = (try? JSONValue(encoding: flowsReport())) ?? .null
+        case "steps":
+            guard let session, let report = stepsReport(for: session) else {
+                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
+                return
+            }
+            result = (try? JSONValue(encoding: report)) ?? .null
         case "drops":
             guard let session, engine.hasSession(session) else {
                 reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
@@ -95,7 +103,7 @@ extension Coordinator {
                 to: peer.id,
                 correlation: header.id,
                 error: .unknownQuery,
-                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, tree, drops or endSession"
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, tree, drops, flows, steps or endSession"
             )
             return
         }

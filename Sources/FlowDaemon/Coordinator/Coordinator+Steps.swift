@@ -8,14 +8,17 @@ extension Coordinator {
         let source: StepSource
         if let presentable = message.presentable {
             let shownBy = engine.screens(of: session)?[presentable]?.presenter
-            guard peer.role == .presenter, shownBy == PresenterID(peer.name) else {
+            // A presenter speaks for its own screens; an inspector (flowctl emit --from) for any on screen.
+            let speaksFor = peer.role == .inspector ? shownBy != nil : shownBy == PresenterID(peer.name)
+            guard peer.role == .presenter || peer.role == .inspector, speaksFor else {
                 refuse(
                     message.sequence,
                     of: key,
                     StepRefusal(
                         code: .foreignPresentable,
-                        message:
-                            "\(presentable) is not a screen of presenter '\(peer.name)'; emit as your own screens only"
+                        message: peer.role == .inspector
+                            ? "\(presentable) is not on screen in session '\(LogText.quoted(session.rawValue))'; `flowctl steps` lists the screens that may emit"
+                            : "\(presentable) is not a screen of presenter '\(peer.name)'; emit as your own screens only"
                     ),
                     to: peer.id,
                     correlation: header.id

@@ -29,15 +29,23 @@ public struct ReloadService: Service {
     }
 
     public func run() async throws {
-        var running = started
+        guard let first = try? DaemonConfiguration(started, environment: sources.environment) else { return }
+        // What runs: the settings a restart would change are compared with those flowd started with, the others
+        // with the last ones applied.
+        let startedWith = EffectiveConfiguration(configuration: first, settings: started)
+        var applied = startedWith
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
             do {
                 let settings = try await sources.read()
                 let configuration = try DaemonConfiguration(settings, environment: sources.environment)
                 logLevel.level = configuration.logLevel
                 server.reloadSettings(configuration)
-                report(SettingChanges(from: running, to: settings))
-                running = settings
+                let new = EffectiveConfiguration(configuration: configuration, settings: settings)
+                report(SettingChanges(started: startedWith, applied: applied, new: new))
+                applied = new
+                for warning in settings.warnings {
+                    logger.warning("\(warning)")
+                }
             } catch {
                 logger.warning("settings reload refused, the running settings stay: \(error)")
             }
@@ -57,20 +65,30 @@ public struct ReloadService: Service {
     }
 }
 
-/// What changed between two readings of the settings, in words: those applied at once, those that take a restart.
+/// What a reload changes, in words: the settings applied at once (against the last ones applied), and those that
+/// take a restart (against the values flowd runs with, so a change undone is no longer named).
 struct SettingChanges {
     private(set) var applied: [String] = []
     private(set) var needingRestart: [String] = []
 
-    init(from old: DaemonSettings, to new: DaemonSettings) {
-        for setting in DaemonSetting.all where old[setting] != new[setting] {
+    init(started: EffectiveConfiguration, applied before: EffectiveConfiguration, new: EffectiveConfiguration) {
+        for setting in DaemonSetting.all {
+            let old = (setting.reloads ? before : started).value(of: setting)
+            let now = new.value(of: setting)
+            guard old != now else { continue }
             let change =
-                "\(setting.key) \(old[setting].map { $0.shown(for: setting) } ?? "(default)") → \(new[setting].map { $0.shown(for: setting) } ?? "(default)")"
+                "\(setting.key) \(old.map { $0.shown(for: setting) } ?? "(not set)") → \(now.map { $0.shown(for: setting) } ?? "(not set)")"
             if setting.reloads {
                 applied.append(change)
             } else {
                 needingRestart.append(change)
             }
+        }
+        // A key file's contents may change under the same path.
+        if started.configuration.curve?.secretKey != new.configuration.curve?.secretKey,
+            !needingRestart.contains(where: { $0.hasPrefix("curveSecretKey") })
+        {
+            needingRestart.append("the CURVE secret key")
         }
     }
 }

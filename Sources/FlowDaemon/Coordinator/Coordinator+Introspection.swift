@@ -1,0 +1,144 @@
+import FlowCore
+import FlowSpec
+import FlowWire
+
+extension Coordinator {
+    /// The `flows` reply: the flow file this flowd runs.
+    func flowsReport() -> FlowsReport {
+        let spec = specification
+        return FlowsReport(
+            file: spec.file,
+            rootFlow: spec.session.rootFlow,
+            stepper: spec.session.stepper.text,
+            steps: spec.steps.map { FlowsReport.StepInfo(name: $0.name, parameters: $0.parameterTypes) },
+            flows: spec.flows.map { flow in
+                FlowsReport.FlowInfo(
+                    name: flow.name,
+                    root: "\(flow.root.style.rawValue) \(flow.root.name)",
+                    handlers: flow.handlers.map { handler in
+                        FlowsReport.Handler(step: handler.step, actions: handler.actions.map(\.text))
+                    },
+                    adapts: flow.adaptRules.map(\.text)
+                )
+            },
+            screens: spec.screenNames
+        )
+    }
+
+    /// The `steps` reply for `session`: every source of steps it has now, and for each, every step the flows it
+    /// reaches handle, tried on a copy of the session (an engine holding that session alone): its fate now, and
+    /// what the flows would do. `nil` when the session does not exist.
+    func stepsReport(for session: SessionID) -> StepsReport? {
+        guard let inspection = engine.inspect(session), let snapshot = try? engine.snapshot(of: session) else {
+            return nil
+        }
+        var scratch = FlowEngine(
+            registry: specification.registry,
+            options: configuration.engine,
+            now: EngineTime(milliseconds: now)
+        )
+        guard (try? scratch.restore(snapshot)) != nil else { return nil }
+        let flowNames = Dictionary(inspection.flows.map { ($0.id, $0.name) }) { first, _ in first }
+        // Which flows each source reaches: a flow's own stepper, and each contribution's.
+        var stepperFlows: [String: [FlowID]] = [:]
+        var screenFlows: [PresentableID: [FlowID]] = [:]
+        for flow in inspection.flows {
+            for id in flow.stepper.stepperIDs {
+                stepperFlows[id, default: []].append(flow.id)
+            }
+        }
+        for contribution in inspection.contributions {
+            for id in contribution.stepper.stepperIDs {
+                stepperFlows[id, default: []].append(contribution.flow)
+            }
+            if contribution.stepper.listensToPresentable {
+                screenFlows[contribution.presentable, default: []].append(contribution.flow)
+            }
+        }
+        var sources: [StepsReport.Source] = []
+        for (stepper, flows) in stepperFlows.sorted(by: { $0.key < $1.key }) {
+            sources.append(
+                source(.stepper(stepper), flows: flows, names: flowNames, trying: scratch, session: session)
+            )
+        }
+        for (presentable, flows) in screenFlows.sorted(by: { $0.key < $1.key }) {
+            var screen = source(
+                .presentable(presentable),
+                flows: flows,
+                names: flowNames,
+                trying: scratch,
+                session: session
+            )
+            screen.name = inspection.screens[presentable]?.description.name
+            screen.visibility = inspection.visibility(of: presentable)
+            sources.append(screen)
+        }
+        return StepsReport(session: session.rawValue, sources: sources)
+    }
+
+    /// One source's candidates: the steps its flows handle, each tried on its own copy of `scratch`.
+    private func source(
+        _ source: StepSource,
+        flows: [FlowID],
+        names: [FlowID: String],
+        trying scratch: FlowEngine,
+        session: SessionID
+    ) -> StepsReport.Source {
+        let reached = Array(Set(flows)).sorted().compactMap { names[$0] }
+        var candidates: [String: StepsReport.Candidate] = [:]
+        var order: [String] = []
+        for flowName in reached {
+            for handler in specification.flow(named: flowName)?.handlers ?? [] {
+                if candidates[handler.step] == nil {
+                    order.append(handler.step)
+                    candidates[handler.step] = StepsReport.Candidate(
+                        step: handler.step,
+                        parameters: specification.step(named: handler.step)?.parameterTypes ?? [:],
+                        actions: []
+                    )
+                }
+                candidates[handler.step]?.actions += handler.actions.map { "\(flowName): \($0.text)" }
+            }
+        }
+        var steps: [StepsReport.Candidate] = []
+        for name in order {
+            guard var candidate = candidates[name] else { continue }
+            var trial = scratch
+            let step = Step(name, placeholders(for: name))
+            let (token, effects) = trial.receive(step, from: source, session: session)
+            if let fate = effects.fate(of: token) {
+                let wire = WireFate(fate)
+                candidate.passes = wire.accepted
+                candidate.reason = wire.reason
+                candidate.explanation = wire.explanation
+                candidate.remedy = wire.remedy
+            } else if let question = effects.questions.first {
+                candidate.guardName = question.question.guardName
+            }
+            steps.append(candidate)
+        }
+        switch source {
+        case .stepper(let name):
+            return StepsReport.Source(stepper: name, presentable: nil, flows: reached, steps: steps)
+        case .presentable(let id):
+            return StepsReport.Source(stepper: nil, presentable: id, flows: reached, steps: steps)
+        }
+    }
+
+    /// Values of the declared types for a step's required parameters, for trying it: what the flows do with a
+    /// step does not depend on its values, only where they go.
+    private func placeholders(for step: String) -> JSONObject {
+        var values: JSONObject = [:]
+        for parameter in specification.step(named: step)?.parameters ?? [] where !parameter.optional {
+            values[parameter.name] =
+                switch parameter.type {
+                case .int: .int(0)
+                case .double: .double(0)
+                case .string: .string("")
+                case .bool: .bool(false)
+                case .any: .null
+                }
+        }
+        return values
+    }
+}
