@@ -158,7 +158,11 @@ struct Replay: AsyncParsableCommand {
         }
         let interrupted = Locked(false)
         let signals = loop ? Self.interruptions(raising: interrupted) : []
-        defer { signals.forEach { $0.cancel() } }
+        defer {
+            for source in signals {
+                source.cancel()
+            }
+        }
         var round = 1
         while true {
             let failed = try await replayRound(recording, inspector: inspector, round: round)
