@@ -32,6 +32,8 @@ let package = Package(
         // Settings from flags, FLOWD_* environment variables and the YAML file, merged in that order, each value
         // knowing where it came from (`flowd config`); SIGHUP reads them again.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        // Latency percentiles in fixed memory: flowctl stats over long windows, flowctl bench over many steps.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -75,7 +77,12 @@ let package = Package(
             dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "FlowDemo", dependencies: ["FlowBus"]),
-        .target(name: "FlowInspector", dependencies: ["FlowCore", "FlowSpec", "FlowWire"]),
+        .target(
+            name: "FlowInspector",
+            dependencies: [
+                "FlowCore", "FlowSpec", "FlowWire", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
         // The JSON parser and the wire codec under libFuzzer (scripts/fuzz); built plainly, it replays inputs.
         .executableTarget(name: "flowfuzz", dependencies: ["FlowWire"]),
         .executableTarget(

@@ -20,10 +20,10 @@ struct Emit: AsyncParsableCommand {
             when flowd refuses it (an undeclared step, a screen not on screen...), 69 when flowd is unreachable.
 
             Examples:
-              flowctl emit dashboardIsRequired --as app --session kiosk-7
+              flowctl emit onboardingIsRequired --as app --session kiosk-7
               flowctl emit movieIsPicked --param withId=23452 --from WishlistTable
-              flowctl emit moviesAreRequired --from p5 --repeat 100 --rate 20
-              flowctl emit logout --json | jq .reason
+              flowctl emit moviesAreRequired --from p5 --repeat 20 --rate 20
+              flowctl emit settingsAreRequired --json | jq .reason
             """
     )
 

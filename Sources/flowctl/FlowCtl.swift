@@ -23,7 +23,7 @@ struct FlowCtl: AsyncParsableCommand {
             Watch.self, Tree.self, List.self, Steps.self, Flows.self, Emit.self, DeepLink.self, Explain.self,
             Stats.self,
             Record.self,
-            Replay.self, Info.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
+            Replay.self, Info.self, Bench.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
         ]
     )
 }

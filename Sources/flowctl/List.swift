@@ -33,31 +33,41 @@ struct List: AsyncParsableCommand {
             return
         }
         let now = Int(Date().timeIntervalSince1970 * 1000)
-        print("SESSION               READY  FLOWS  PEERS  AGE    IDLE")
-        for session in sessions.arrayValue ?? [] {
+        let width = TerminalSize.columns
+        let sessionRows = (sessions.arrayValue ?? []).map { session in
             let fields = session.objectValue ?? [:]
-            print(
-                column(fields["session"]?.stringValue ?? "?", 22)
-                    + column(fields["ready"] == .bool(true) ? "yes" : "no", 7)
-                    + column("\(fields["flows"]?.intValue ?? 0)", 7) + column("\(fields["peers"]?.intValue ?? 0)", 7)
-                    + column(age(since: fields["createdAt"]?.intValue, now: now), 7)
-                    + age(since: fields["lastActivity"]?.intValue, now: now)
-            )
+            return [
+                fields["session"]?.stringValue ?? "?", fields["ready"] == .bool(true) ? "yes" : "no",
+                "\(fields["flows"]?.intValue ?? 0)", "\(fields["peers"]?.intValue ?? 0)",
+                age(since: fields["createdAt"]?.intValue, now: now),
+                age(since: fields["lastActivity"]?.intValue, now: now),
+            ]
         }
+        let sessionTable = TextTable(
+            headers: ["SESSION", "READY", "FLOWS", "PEERS", "AGE", "IDLE"],
+            rows: sessionRows,
+            shrinkable: [0]
+        )
+        print(sessionTable.lines(width: width).joined(separator: "\n"))
         print("")
-        print("ID                          ROLE       NAME          SESSION       LAST HEARD")
         let listed = (registrations.arrayValue ?? []).filter {
             all || $0.objectValue?["role"]?.stringValue != "inspector"
         }
-        for registration in listed {
+        let registrationRows = listed.map { registration in
             let fields = registration.objectValue ?? [:]
-            let heard = fields["lastHeard"]?.intValue.map { "\(max(0, now - $0)) ms ago" } ?? "?"
-            print(
-                column(fields["id"]?.stringValue ?? "?", 28) + column(fields["role"]?.stringValue ?? "?", 11)
-                    + column(fields["name"]?.stringValue ?? "?", 14) + column(fields["session"]?.stringValue ?? "-", 14)
-                    + heard
-            )
+            return [
+                fields["id"]?.stringValue ?? "?", fields["role"]?.stringValue ?? "?",
+                fields["name"]?.stringValue ?? "?",
+                fields["session"]?.stringValue ?? "-",
+                fields["lastHeard"]?.intValue.map { "\(max(0, now - $0)) ms ago" } ?? "?",
+            ]
         }
+        let registrationTable = TextTable(
+            headers: ["ID", "ROLE", "NAME", "SESSION", "LAST HEARD"],
+            rows: registrationRows,
+            shrinkable: [0, 2, 3]
+        )
+        print(registrationTable.lines(width: width).joined(separator: "\n"))
         let hidden = (registrations.arrayValue ?? []).count - listed.count
         if hidden > 0 {
             print(
@@ -89,11 +99,5 @@ struct List: AsyncParsableCommand {
         case ..<86_400: return "\(seconds / 3600)h"
         default: return "\(seconds / 86_400)d"
         }
-    }
-
-    /// `text` made safe for the terminal (a peer's id or name may hold anything), padded to `width`.
-    private func column(_ text: String, _ width: Int) -> String {
-        let text = TerminalText.safe(text)
-        return text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -16,7 +16,7 @@ struct Record: AsyncParsableCommand {
 
             Examples:
               flowctl record bug-1234.flowrec --session kiosk-7
-              flowctl replay --offline bug-1234.flowrec --flows flows.yaml
+              flowctl replay --offline bug-1234.flowrec --flows deploy/flows/movies.yaml
             """
     )
 
@@ -89,6 +89,7 @@ struct Record: AsyncParsableCommand {
         var recorder = Recorder(startedAt: startedAt)
         var recorded = 0
         var lost = 0
+        var skipped = 0
         for await inspected in stream.items {
             switch inspected {
             case .event(let event, let header) where event.inspectionKind == .commands:
@@ -106,6 +107,9 @@ struct Record: AsyncParsableCommand {
                 printError("flowctl: lost the connection to flowd; inputs until it is back are missed")
             case .connectionRestored:
                 printError("flowctl: connected to flowd again")
+            case .skipped(let count):
+                skipped += count
+                printError("flowctl: skipped \(count) events: writing fell behind; the recording has a gap")
             }
         }
         for action in recorder.flush() {
@@ -118,6 +122,10 @@ struct Record: AsyncParsableCommand {
         }
         try output.close()
         printError("recorded \(recorded) input\(recorded == 1 ? "" : "s") to \(file)")
+        if skipped > 0 {
+            printError("flowctl: \(skipped) events were skipped (writing fell behind): the recording has gaps")
+            throw ExitCode(1)
+        }
         if lost > 0 {
             printError("flowctl: the connection dropped \(lost) time\(lost == 1 ? "" : "s"): the recording has gaps")
             throw ExitCode(1)

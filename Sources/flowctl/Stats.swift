@@ -56,7 +56,7 @@ struct Stats: AsyncParsableCommand {
             for await inspected in stream.items {
                 switch inspected {
                 case .event(let event, let header): window.update { $0.add(WatchedItem(event, header: header)) }
-                case .connectionLost, .connectionRestored: break
+                case .connectionLost, .connectionRestored, .skipped: break
                 }
             }
         }

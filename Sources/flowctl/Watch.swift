@@ -152,6 +152,9 @@ struct Watch: AsyncParsableCommand {
                 case .connectionRestored:
                     printError("flowctl: connected to flowd again")
                     continue
+                case .skipped(let count):
+                    printError("flowctl: skipped \(count) event\(count == 1 ? "" : "s"): the output fell behind")
+                    continue
                 }
                 names.learn(from: item)
                 guard filter.shows(item, names: names) else { continue }

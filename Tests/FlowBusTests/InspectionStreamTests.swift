@@ -76,4 +76,37 @@ import Testing
         await neighbour.close()
         await presenter.presenter.close()
     }
+
+    /// A reader that does not keep up is not followed without bound: the stream holds a bounded number of bursts and
+    /// then says how many items it left out.
+    @Test func aReaderThatFallsBehindIsToldWhatWasSkipped() async throws {
+        let daemon = try Daemon(.ipc)
+        let stream = try await InspectionStream.open(session: "kiosk", options: daemon.options())
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        // Many events while nobody reads: each step's received and fate events, each step its own burst.
+        for _ in 0..<2000 {
+            _ = try await app.emit("introIsRequired")
+        }
+        await app.close()
+        var events = 0
+        var skipped = 0
+        let timer = Task {
+            try await Task.sleep(for: .seconds(5))
+            stream.close()
+        }
+        for await item in stream.items {
+            switch item {
+            case .event(let event, _):
+                events += 1
+                if event.kind == "unregistered" { stream.close() }
+            case .skipped(let count): skipped += count
+            default: break
+            }
+        }
+        timer.cancel()
+        #expect(skipped > 0, "read \(events) events, none skipped")
+        // It held at most its limit of bursts, each of at most 256 items.
+        #expect(events <= InspectionStream.bufferLimit * 256 + 256)
+        #expect(events + skipped >= 4000)
+    }
 }

@@ -106,12 +106,13 @@ import Testing
         let text = try run(flowctl, ["list"] + endpoints)
         #expect(text.status == 0)
         let lines = text.output.split(separator: "\n").map(String.init)
-        #expect(lines.first == "SESSION               READY  FLOWS  PEERS  AGE    IDLE")
-        #expect(lines.contains { $0.hasPrefix("kiosk                 yes    4      2      ") && $0.hasSuffix("s") })
+        // Columns as wide as their widest cell.
+        #expect(lines.first == "SESSION  READY  FLOWS  PEERS  AGE  IDLE")
+        #expect(lines.contains { $0.hasPrefix("kiosk    yes    4      2      ") && $0.hasSuffix("s") })
         #expect(lines.last?.hasPrefix("state: \(daemon.stateDirectory ?? "?")/flowd.db (") == true)
         #expect(lines.last?.contains("durability os): 0 snapshots, ") == true)
-        #expect(lines.contains { $0.hasPrefix("kiosk/app                   stepper    app           kiosk") })
-        #expect(lines.contains { $0.hasPrefix("kiosk/main                  presenter  main          kiosk") })
+        #expect(lines.contains { $0.hasPrefix("kiosk/app   stepper    app   kiosk    ") })
+        #expect(lines.contains { $0.hasPrefix("kiosk/main  presenter  main  kiosk    ") })
         // flowctl's own connection (an inspector) is left out, and says so; --all lists it.
         #expect(!lines.contains { $0.contains(" inspector ") }, "\(lines)")
         #expect(lines.contains("(1 inspector, flowctl's own connection among them: --all lists them)"), "\(lines)")

@@ -13,13 +13,16 @@ public enum Inspected: Sendable, Hashable {
     case connectionLost
     /// The events connection is back, and flowd confirmed the subscriptions again.
     case connectionRestored
+    /// The reader fell behind: this many items were left out because the stream already held
+    /// ``InspectionStream/bufferLimit`` bursts not read (a slow terminal), so that it never grows without bound.
+    case skipped(Int)
 }
 
 /// The inspection stream: what flowd publishes for inspectors (and, optionally, the command batches it sends
 /// presenters), as an `AsyncStream`. It only listens — it does not register, and watching costs flowd one
 /// published message per session every few milliseconds (EVENTS), however many events they had; events arrive
 /// at most 5 ms after they happened, each with its own time. A watcher that falls behind loses messages (flowd
-/// never waits for it).
+/// never waits for it), and a reader that does not keep up with the stream is told what it skipped.
 ///
 /// ```swift
 /// let stream = try await InspectionStream.open(session: "kiosk-7")
@@ -37,6 +40,10 @@ public final class InspectionStream: Sendable {
     public let topics: [String]
 
     private let stop: StopFlag
+
+    /// How many bursts (each at most 256 items) the stream holds for a reader that does not keep up; beyond, new
+    /// ones are left out and counted (``Inspected/skipped(_:)``).
+    public static let bufferLimit = 64
 
     private init(batches: AsyncStream<[Inspected]>, topics: [String], stop: StopFlag) {
         self.batches = batches
@@ -68,7 +75,9 @@ public final class InspectionStream: Sendable {
         }
         let scope = session.map { "\($0)/" } ?? ""
         let topics = ["inb/\(scope)"]
-        let (batches, continuation) = AsyncStream<[Inspected]>.makeStream()
+        let (batches, continuation) = AsyncStream<[Inspected]>.makeStream(
+            bufferingPolicy: .bufferingOldest(bufferLimit)
+        )
         let stop = StopFlag()
         // Listening stops when the stream is closed, or when nobody can read it any more.
         continuation.onTermination = { _ in stop.raise() }

@@ -14,6 +14,8 @@ final class InspectionLoop {
     private let options: ClientOptions
     private let continuation: AsyncStream<[Inspected]>.Continuation
     private var confirmed: PendingReply<Void>?
+    /// Items left out since the reader last took a burst (the stream was full).
+    private var skipped = 0
     private let subscriber: Socket
     private let monitor: SocketMonitor
     private let codec = WireCodec(maxBodySize: Int.max)
@@ -100,11 +102,11 @@ final class InspectionLoop {
     private func receive() {
         var batch: [Inspected] = []
         defer {
-            if !batch.isEmpty { continuation.yield(batch) }
+            if !batch.isEmpty { hand(batch) }
         }
         while let message = try? subscriber.receive(dontWait: true) {
             if batch.count >= 256 {
-                continuation.yield(batch)
+                hand(batch)
                 batch = []
             }
             let frames = message.frames
@@ -121,6 +123,17 @@ final class InspectionLoop {
             default:
                 break
             }
+        }
+    }
+
+    /// Hands a burst to the reader, first saying how many items were left out since the last one it took: the
+    /// stream holds at most ``InspectionStream/bufferLimit`` bursts for a reader that does not keep up.
+    private func hand(_ batch: [Inspected]) {
+        let burst = skipped > 0 ? [.skipped(skipped)] + batch : batch
+        if case .dropped = continuation.yield(burst) {
+            skipped += batch.count
+        } else {
+            skipped = 0
         }
     }
 
@@ -156,7 +169,7 @@ final class InspectionLoop {
             if event.kind == .disconnected, confirmed == nil, !lost {
                 lost = true
                 unconfirmed = Set(topics)
-                continuation.yield([.connectionLost])
+                hand([.connectionLost])
             }
         }
     }

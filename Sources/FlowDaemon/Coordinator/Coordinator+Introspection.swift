@@ -10,6 +10,7 @@ extension Coordinator {
             file: spec.file,
             rootFlow: spec.session.rootFlow,
             stepper: spec.session.stepper.text,
+            stepperName: { if case .named(let name) = spec.session.stepper { name } else { nil } }(),
             steps: spec.steps.map { FlowsReport.StepInfo(name: $0.name, parameters: $0.parameterTypes) },
             flows: spec.flows.map { flow in
                 FlowsReport.FlowInfo(

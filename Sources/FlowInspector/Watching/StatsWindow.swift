@@ -1,6 +1,7 @@
 import FlowCore
 import FlowWire
 import Foundation
+import Histogram
 
 /// What `flowctl stats` counts over one window: steps by stepper and session, their fates, the latency from a
 /// step's sending to flowd's decision (when its commands are published), and flowd's message counters.
@@ -9,7 +10,8 @@ public struct StatsWindow: Sendable {
     private var stepsBySession: [String: Int] = [:]
     private var accepted = 0
     private var dropped: [String: Int] = [:]
-    private var latencies: [Int64] = []
+    /// Milliseconds, in a histogram: a busy window costs no more memory than a quiet one.
+    private var latencies = LatencyHistogram()
     private var batches = 0
 
     public init() {}
@@ -29,7 +31,7 @@ public struct StatsWindow: Sendable {
                 dropped[item.fields["reason"]?.stringValue ?? "?", default: 0] += 1
             }
             if let sent = item.fields["sentAt"]?.intValue {
-                latencies.append(max(0, item.sentAt - Int64(sent)))
+                latencies.record(item.sentAt - Int64(sent))
             }
         case .commands:
             batches += 1
@@ -77,17 +79,13 @@ public struct StatsReport: Sendable, Codable, Hashable {
         public var p99: Int64
         public var max: Int64
 
-        init?(_ samples: [Int64]) {
-            guard !samples.isEmpty else { return nil }
-            let sorted = samples.sorted()
-            func percentile(_ fraction: Double) -> Int64 {
-                sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
-            }
-            steps = sorted.count
-            p50 = percentile(0.5)
-            p90 = percentile(0.9)
-            p99 = percentile(0.99)
-            max = sorted[sorted.count - 1]
+        init?(_ samples: LatencyHistogram) {
+            guard samples.count > 0 else { return nil }
+            steps = samples.count
+            p50 = samples.percentile(50)
+            p90 = samples.percentile(90)
+            p99 = samples.percentile(99)
+            max = samples.max
         }
     }
 

@@ -50,8 +50,10 @@ public struct FlowsReport: Sendable, Hashable, Codable {
     public var file: String
     /// The flow every session starts with.
     public var rootFlow: String
-    /// The root flow's stepper, in words (`stepper app`).
+    /// The root flow's stepper, in words (`app`, `one(home)`).
     public var stepper: String
+    /// The root flow's stepper process, when its stepper is a named one (`app`).
+    public var stepperName: String?
     /// Every step, in file order.
     public var steps: [StepInfo]
     /// Every flow, in file order.
@@ -63,6 +65,7 @@ public struct FlowsReport: Sendable, Hashable, Codable {
         file: String,
         rootFlow: String,
         stepper: String,
+        stepperName: String?,
         steps: [StepInfo],
         flows: [FlowInfo],
         screens: [String]
@@ -70,6 +73,7 @@ public struct FlowsReport: Sendable, Hashable, Codable {
         self.file = file
         self.rootFlow = rootFlow
         self.stepper = stepper
+        self.stepperName = stepperName
         self.steps = steps
         self.flows = flows
         self.screens = screens

@@ -1,0 +1,124 @@
+import FlowBus
+import Foundation
+import TestSupport
+import Testing
+
+/// Every example in every `flowctl` subcommand's `--help` runs, as a user would paste it, against a real flowd on
+/// the demo flows with the session the examples name (kiosk-7) on the scripted journey. What follows a pipe or a
+/// redirection is left out (jq, dot), and so is a comment; an example naming a remote flowd is pointed at this one.
+/// The commands that stream until stopped (watch, stats, record) are stopped with Ctrl-C once they have run 1.5 s
+/// without an error; the others must end by themselves, with 0 (or 2: a step dropped). Replays run
+/// against a flowd of their own, which has not the recorded session yet.
+@Suite struct HelpExamplesTests {
+    @Test func everyExampleInEveryHelpRuns() async throws {
+        let bus = try Bus()
+        let presenter = try await ScriptedJourney(bus: bus, session: "kiosk-7").run()
+        let replays = try Bus()
+        let scratch = ScratchDirectory("examples")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path + "/deploy",
+            withDestinationPath: repositoryRoot.appendingPathComponent("deploy").path
+        )
+        let flowctl = try builtProduct("flowctl")
+        let examples = try Self.examples(of: flowctl)
+        #expect(examples.count >= 40, "only \(examples.count) examples found")
+        // Ending kiosk-7 comes last: the other examples use it.
+        let ordered =
+            examples.filter { !$0.hasPrefix("flowctl end ") } + examples.filter { $0.hasPrefix("flowctl end ") }
+        for example in ordered {
+            let target = example.hasPrefix("flowctl replay ") && !example.contains("--offline") ? replays : bus
+            var command = example
+            for remote in ["tcp://10.0.0.7:5860"] {
+                command = command.replacingOccurrences(of: remote, with: target.endpoints[1])
+            }
+            let streams =
+                ["flowctl watch", "flowctl stats", "flowctl record"].contains { example.hasPrefix($0) }
+                && !example.contains("--once")
+            let outcome = try Self.run(
+                command,
+                flowctl: flowctl,
+                in: scratch.path,
+                endpoints: target.endpoints,
+                stoppingAfter: streams ? .milliseconds(1500) : .seconds(20)
+            )
+            switch outcome {
+            case .exited(let status, let errors):
+                // 2: a step emitted or a deep link sent was dropped, which the example may well be.
+                #expect(status == 0 || status == 2, "\(example) → exit \(status): \(errors)")
+            case .stopped:
+                #expect(streams, "\(example) was still running after 20 s")
+            }
+        }
+        await presenter.close()
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+        #expect(replays.daemon.signal(SIGTERM) == 0)
+    }
+
+    private enum Outcome {
+        case exited(Int32, String)
+        case stopped
+    }
+
+    /// The example lines of every subcommand's help: those under "Examples:" that start with `flowctl`, cut at a
+    /// pipe, a redirection or a comment.
+    private static func examples(of flowctl: String) throws -> [String] {
+        let help = try TestSupport.run(flowctl, ["--help"]).output
+        let subcommands =
+            help.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line in
+                line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+            } ?? []
+        var examples: [String] = []
+        for subcommand in subcommands {
+            let text = try TestSupport.run(flowctl, [subcommand, "--help"]).output
+            guard let section = text.components(separatedBy: "Examples:").dropFirst().first else { continue }
+            for line in section.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                guard line.hasPrefix("flowctl ") else { continue }
+                let cut = line.components(separatedBy: " | ")[0].components(separatedBy: " > ")[0]
+                examples.append(cut.components(separatedBy: "  #")[0].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return examples
+    }
+
+    /// Runs `command` with /bin/sh (its quoting as a user's shell reads it), flowctl first on the PATH and flowd's
+    /// endpoints in the environment; one still running after `limit` gets Ctrl-C.
+    private static func run(
+        _ command: String,
+        flowctl: String,
+        in directory: String,
+        endpoints: [String],
+        stoppingAfter limit: Duration
+    ) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec " + command]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = (flowctl as NSString).deletingLastPathComponent + ":" + (environment["PATH"] ?? "")
+        environment["FLOWBUS_CONTROL"] = endpoints[1]
+        environment["FLOWBUS_EVENTS"] = endpoints[3]
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let collected = Locked("")
+        let reading = Thread {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { $0 = String(decoding: data, as: UTF8.self) }
+        }
+        reading.start()
+        let finished = waitUntil(within: limit) { !process.isRunning }
+        if !finished {
+            kill(process.processIdentifier, SIGINT)
+            _ = waitUntil(within: .seconds(10)) { !process.isRunning }
+            if process.isRunning {
+                process.terminate()
+            }
+        }
+        process.waitUntilExit()
+        _ = waitUntil(within: .seconds(5)) { !reading.isExecuting }
+        return finished ? .exited(process.terminationStatus, collected.withLock { $0 }) : .stopped
+    }
+}
