@@ -21,7 +21,9 @@ public enum IntrospectionText {
                 let step =
                     TerminalText.safe(candidate.step)
                     + (parameters.isEmpty ? "" : "(\(parameters.joined(separator: ", ")))")
-                lines.append("  \(mark) \(step)")
+                lines.append(
+                    "  \(mark) \(step)\(candidate.adaptedTo.map { " → adapted into \(TerminalText.safe($0))" } ?? "")"
+                )
                 if let guardName = candidate.guardName {
                     lines.append("      waits for guard \(TerminalText.safe(guardName))'s answer")
                 } else if candidate.passes == false {

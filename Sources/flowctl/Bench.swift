@@ -10,15 +10,18 @@ struct Bench: AsyncParsableCommand {
         abstract:
             "Measure a running flowd: steppers emit steps as fast as their fates come back; prints throughput and latency.",
         discussion: """
-            Each of --steppers real stepper clients (the FlowBus library, as applications use it) says HELLO in a \\
-            session of its own (SESSION-1, SESSION-2...) and emits --steps steps, each once the one before has its \\
-            fate; the latency is from emitting to the fate's arrival. The step is --step (default: the first step \\
-            the root flow handles) as --as (default: the root flow's stepper); required parameters get values of \\
-            their declared types. The sessions are ended at the end. Like `nats bench`: measure a deployment, not \\
-            the machine flowd runs on alone (flowctl's own clients share it when they run there).
+            Each of --steppers real stepper clients (the FlowBus library, as applications use it) says HELLO in a \
+            session of its own (SESSION-1, SESSION-2...) and emits --steps steps, each once the one before has its \
+            fate; the latency is from emitting to the fate's arrival. The step is --step as --as (default: the \
+            root flow's stepper); required parameters get values of their declared types. Without --step, a step \
+            that leaves the session as it is: one the root flow handles without opening anything, else one it does \
+            not handle (dropped, after flowd's whole decision: the figures say so). A step that opens a screen \
+            grows the session with each one sent: name it to measure navigations. The sessions are ended at the \
+            end. Like `nats bench`: it measures a deployment as its clients see it (flowctl's own clients share \
+            the machine when they run there).
 
-            Exits 0 when every step got its fate (accepted or dropped), 1 when some did not, 69 when flowd is \\
-            unreachable.
+            Exits 0 when every step got its fate (accepted or dropped), 1 when some did not or the step is not \
+            declared, 69 when flowd is unreachable.
 
             Examples:
               flowctl bench
@@ -69,8 +72,14 @@ struct Bench: AsyncParsableCommand {
             printError("flowctl: the root flow's stepper is \(flows.stepper), not a named one; name one with --as")
             throw ExitCode(1)
         }
-        let declared = flows.steps.first { $0.name == name }
-        let benchStep = Step(name, Self.placeholders(declared?.parameters ?? [:]))
+        guard let declared = flows.steps.first(where: { $0.name == name }) else {
+            await inspector.close()
+            printError(
+                "flowctl: the flow file declares no step '\(TerminalText.safe(name))'; `flowctl flows` lists its steps"
+            )
+            throw ExitCode(1)
+        }
+        let benchStep = Step(name, Self.placeholders(declared.parameters))
         let prefix = session ?? "bench-\(ProcessInfo.processInfo.processIdentifier)"
         var options = bus.clientOptions
         options.id = nil

@@ -87,7 +87,7 @@ struct Emit: AsyncParsableCommand {
         }
         let step = Step(step, values)
         var screen: PresentableID?
-        try await injection.inject(bus, step: step.name, times: times, rate: rate) { inspector, session in
+        try await injection.inject(bus, step: step.name, screen: from, times: times, rate: rate) { inspector, session in
             guard let from else {
                 return try await inspector.emit(step, session: session)
             }

@@ -33,6 +33,7 @@ struct InjectionOptions: ParsableArguments {
     func inject(
         _ bus: BusOptions,
         step: String? = nil,
+        screen: String? = nil,
         times: Int = 1,
         rate: Double? = nil,
         _ send: (InspectorClient, String) async throws -> Fate
@@ -87,7 +88,7 @@ struct InjectionOptions: ParsableArguments {
         }
         let tree = try? await inspector.query("tree", session: session, timeout: .milliseconds(bus.timeout))
         let last = fates.last
-        var emitters: [String] = []
+        var emitters: [String]?
         if let step, let last, last.drop?.reason == "unboundStepper" {
             emitters = await Self.emitters(of: step, in: session, inspector, timeout: bus.timeout)
         }
@@ -102,13 +103,23 @@ struct InjectionOptions: ParsableArguments {
             )
         } else if let last {
             if json {
-                try printJSON(FateReport(last))
+                var report = FateReport(last)
+                report.emitters = emitters
+                try printJSON(report)
             } else {
                 print(describe(last, flows: tree.flatMap { try? SessionTree($0) }))
             }
         }
-        if !emitters.isEmpty && !json {
-            print("  who may emit it now: \(emitters.joined(separator: ", "))")
+        if let emitters, !json {
+            if let screen {
+                print("  sent as screen \(TerminalText.safe(screen))")
+            } else if !stepperGiven {
+                print("  sent as stepper \(stepper) (emit's default; --as or --from sends as another)")
+            }
+            print(
+                emitters.first?.hasPrefix("no ") == true
+                    ? "  \(emitters[0])" : "  who may emit it now: \(emitters.joined(separator: ", "))"
+            )
         }
         if fates.contains(where: { !$0.isAccepted }) {
             throw ExitCode(2)
@@ -126,7 +137,7 @@ struct InjectionOptions: ParsableArguments {
         guard let reply = try? await inspector.query("steps", session: session, timeout: .milliseconds(timeout)),
             let report = try? FlowJSON.decode(StepsReport.self, from: reply)
         else { return [] }
-        return report.sources.compactMap { source in
+        let emitters: [String] = report.sources.compactMap { source in
             guard let candidate = source.steps.first(where: { $0.step == step }) else { return nil }
             let passes =
                 candidate.passes == true ? "" : " (would be dropped now: \(candidate.reason ?? "waits for a guard"))"
@@ -136,6 +147,17 @@ struct InjectionOptions: ParsableArguments {
             let id = source.presentable?.rawValue ?? 0
             return "screen p\(id) \(TerminalText.safe(source.name ?? "?")) (--from p\(id))\(passes)"
         }
+        guard emitters.isEmpty else { return emitters }
+        // Nothing running handles it: say which flows would, from the flow file.
+        guard let flowsReply = try? await inspector.query("flows", timeout: .milliseconds(timeout)),
+            let flows = try? FlowJSON.decode(FlowsReport.self, from: flowsReply)
+        else { return [] }
+        let handlers = flows.flows.filter { $0.handlers.contains { $0.step == step } }.map(\.name)
+        return [
+            handlers.isEmpty
+                ? "no flow of the flow file handles \(TerminalText.safe(step))"
+                : "no stepper or screen may emit it now: \(handlers.map(TerminalText.safe).joined(separator: ", ")) \(handlers.count == 1 ? "handles it and is not running (open it first)" : "handle it and none runs (open one first)")"
+        ]
     }
 
     private func describe(_ fate: Fate, flows tree: SessionTree?) -> String {
@@ -164,6 +186,8 @@ struct FateReport: Encodable {
     let remedy: String?
     let presentable: Int?
     let flow: Int?
+    /// After an `unboundStepper` drop: who may emit the step now (or why no one may).
+    var emitters: [String]?
 
     init(_ fate: Fate) {
         accepted = fate.isAccepted

@@ -45,7 +45,13 @@ final class OnlineReplay {
             guard case .event(let event, _) = item else { continue }
             let fields = event.fields
             let name = fields["presenter"]?.stringValue ?? fields["name"]?.stringValue ?? ""
-            seen.update { $0[echo(event.kind, event.session ?? "-", name), default: 0] += 1 }
+            // One update for both counts: a report's refusal is counted before its echo is seen.
+            seen.update { seen in
+                if event.kind == "visibilityReported", fields["refused"] != nil {
+                    seen[echo("visibilityRefused", event.session ?? "-", name), default: 0] += 1
+                }
+                seen[echo(event.kind, event.session ?? "-", name), default: 0] += 1
+            }
         }
     }
 
@@ -74,9 +80,15 @@ final class OnlineReplay {
             guard let presenter = action.presenter else { return }
             let client = try await presenterClient(presenter, session)
             let key = Self.echo("visibilityReported", session, presenter)
-            let before = seen.update { $0[key, default: 0] }
+            let refusedKey = Self.echo("visibilityRefused", session, presenter)
+            let (before, refusedBefore) = seen.update { ($0[key, default: 0], $0[refusedKey, default: 0]) }
             try client.report(action.visibility ?? .unknown, action.presentables ?? [])
             try await awaitEcho(key, above: before, what: "the visibility report of \(presenter)")
+            if seen.update({ $0[refusedKey, default: 0] }) > refusedBefore {
+                counts.refused.append(
+                    "visibility at \(action.at) ms: flowd refused \(presenter)'s report of \((action.presentables ?? []).map { "p\($0.rawValue)" }.joined(separator: ", "))"
+                )
+            }
         case .sessionData:
             try await inspector.setSessionData(action.key ?? "", to: action.value, session: session, timeout: timeout)
         case .presenterLost:

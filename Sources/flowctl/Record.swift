@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FlowBus
 import FlowInspector
+import FlowWire
 import Foundation
 
 /// `flowctl record FILE`: the inputs of the bus, with their timing, to a file.
@@ -74,8 +75,21 @@ struct Record: AsyncParsableCommand {
         }
         let inspector = try await bus.inspector()
         let version = inspector.daemonVersion
+        // Who shows the screens already on screen: a screen's step names its presenter in the recording.
+        var recorder = Recorder(startedAt: Int64(Date().timeIntervalSince1970 * 1000))
+        var running: [String] = session.map { [$0] } ?? []
+        if session == nil, let sessions = try? await bus.allPages(inspector, "sessions").arrayValue {
+            running = sessions.compactMap { $0.objectValue?["session"]?.stringValue }
+        }
+        for name in running {
+            if let reply = try? await inspector.query("tree", session: name, timeout: .milliseconds(bus.timeout)),
+                let tree = try? SessionTree(reply)
+            {
+                recorder.learn(from: tree)
+            }
+        }
         await inspector.close()
-        let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let startedAt = recorder.startedAt
         let header = Recording.Header(session: session, startedAt: startedAt, flowd: version)
         output.write(Data((Recording.line(header) + "\n").utf8))
         let stop = stopOnSignals(stream)
@@ -86,7 +100,6 @@ struct Record: AsyncParsableCommand {
             }
         }
         printError("recording \(session.map { "session \($0)" } ?? "every session") to \(file); Ctrl-C to stop")
-        var recorder = Recorder(startedAt: startedAt)
         var recorded = 0
         var lost = 0
         var skipped = 0
@@ -122,6 +135,11 @@ struct Record: AsyncParsableCommand {
         }
         try output.close()
         printError("recorded \(recorded) input\(recorded == 1 ? "" : "s") to \(file)")
+        if recorder.leftOut > 0 {
+            printError(
+                "flowctl: \(recorder.leftOut) step\(recorder.leftOut == 1 ? "" : "s") from screens whose presenter flowctl could not tell \(recorder.leftOut == 1 ? "was" : "were") left out"
+            )
+        }
         if skipped > 0 {
             printError("flowctl: \(skipped) events were skipped (writing fell behind): the recording has gaps")
             throw ExitCode(1)

@@ -75,6 +75,11 @@ struct Replay: AsyncParsableCommand {
         if fast, let rate {
             throw ValidationError("--fast and --rate \(rate) contradict each other; give one")
         }
+        if fast, let startOffset {
+            throw ValidationError(
+                "--fast and --start-offset \(startOffset) contradict each other: --fast sends every input at once"
+            )
+        }
         if fast && startPaused {
             throw ValidationError("--fast and --start-paused contradict each other: paused, each input waits for Enter")
         }
@@ -165,7 +170,7 @@ struct Replay: AsyncParsableCommand {
         }
         var round = 1
         while true {
-            let failed = try await replayRound(recording, inspector: inspector, round: round)
+            let failed = try await replayRound(recording, inspector: inspector, round: round, interrupted: interrupted)
             if failed || !loop || interrupted.update({ $0 }) {
                 await inspector.close()
                 if failed { throw ExitCode(1) }
@@ -181,7 +186,12 @@ struct Replay: AsyncParsableCommand {
 
     /// One replay of every input (those flowd refused when recording left out); prints the trees. Returns whether
     /// an input was refused or a fate differed.
-    private func replayRound(_ recording: Recording, inspector: InspectorClient, round: Int) async throws -> Bool {
+    private func replayRound(
+        _ recording: Recording,
+        inspector: InspectorClient,
+        round: Int,
+        interrupted: Locked<Bool>
+    ) async throws -> Bool {
         let echoes = try await InspectionStream.open(options: bus.clientOptions)
         // Each recorded stepper and presenter connects under its own id (`<session>/<name>`), not --id.
         var peerOptions = bus.clientOptions
@@ -205,14 +215,25 @@ struct Replay: AsyncParsableCommand {
                 skipped += 1
                 continue
             }
-            if paused {
+            if interrupted.update({ $0 }) {
+                printError("flowctl: interrupted; the round stops here")
+                break
+            }
+            if paused && action.at >= offset {
                 printError("next: \(Self.summary(action)) — Enter sends it")
-                // End of input: the rest plays without pauses.
                 paused = await Task.detached { readLine() }.value != nil
+                if !paused {
+                    printError("flowctl: standard input ended: the rest plays without pauses")
+                }
             } else if !fast && action.at > offset {
                 let due = started + .milliseconds(Int64(Double(action.at - offset) / speed))
-                if clock.now < due {
-                    try await Task.sleep(until: due, clock: clock)
+                // In short naps, so that Ctrl-C during --loop is heard within a tenth of a second.
+                while clock.now < due && !interrupted.update({ $0 }) {
+                    try await Task.sleep(until: min(due, clock.now + .milliseconds(100)), clock: clock)
+                }
+                if interrupted.update({ $0 }) {
+                    printError("flowctl: interrupted; the round stops here")
+                    break
                 }
             }
             do {
@@ -241,10 +262,13 @@ struct Replay: AsyncParsableCommand {
         for divergence in counts.divergences {
             printError("flowctl: fate differs: \(divergence)")
         }
+        for refusal in counts.refused {
+            printError("flowctl: refused: \(refusal)")
+        }
         if let failure {
             printError("flowctl: refused: \(failure)")
         }
-        return failure != nil || !counts.divergences.isEmpty
+        return failure != nil || !counts.divergences.isEmpty || !counts.refused.isEmpty
     }
 
     /// "; N refused when recorded, left out", or nothing.

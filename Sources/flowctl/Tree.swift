@@ -31,6 +31,12 @@ struct Tree: AsyncParsableCommand {
 
     @OptionGroup var bus: BusOptions
 
+    func validate() throws {
+        if json && format != .text && format != .json {
+            throw ValidationError("--json and --format \(format.rawValue) contradict each other; give one")
+        }
+    }
+
     func run() async throws {
         let inspector = try await bus.inspector()
         let session = try await bus.session(session, inspector)

@@ -80,7 +80,8 @@ import Testing
         let unbound = try bus.flowctl(["emit", "movieIsPicked", "--param", "withId=1"])
         #expect(unbound.status == 2)
         #expect(unbound.output.contains("dropped (unboundStepper)"))
-        #expect(unbound.output.contains("bind this stepper in the flow file, `stepper: { named: NAME }`"))
+        #expect(unbound.output.contains("bind the stepper in the flow file: `stepper: { named: NAME }`"))
+        #expect(unbound.output.contains("sent as stepper flowctl (emit's default; --as or --from sends as another)"))
         #expect(
             unbound.output.contains(
                 "who may emit it now: screen p5 WishlistTable (--from p5) (would be dropped now: notVisible)"
@@ -128,6 +129,38 @@ import Testing
         #expect(report.steps.first { $0.name == "castIsPicked" }?.parameters == ["withId": "int"])
         #expect(report.flows.contains { $0.name == "SettingsFlow" && !$0.adapts.isEmpty })
         #expect(report.screens.contains("MovieDetail"))
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+    }
+
+    /// An adapt rule shows in `steps`: About without the permission becomes `unauthorized`; and `emit` of a step no
+    /// running flow handles says which flow would.
+    @Test func stepsShowAdaptRulesAndEmitSaysWhichFlowWouldHandleAStep() async throws {
+        let bus = try Bus()
+        let presenter = try await ScriptedJourney(bus: bus).run()
+        let closed = try bus.flowctl(["emit", "aboutIsRequired"])
+        #expect(closed.status == 2)
+        #expect(
+            closed.output.contains(
+                "no stepper or screen may emit it now: SettingsFlow handles it and is not running (open it first)"
+            ),
+            "\(closed.output)"
+        )
+        // Settings opened from the visible movie.
+        #expect(try bus.flowctl(["emit", "settingsAreRequired", "--from", "p7"]).status == 0)
+        let report = try JSONDecoder().decode(
+            StepsReport.self,
+            from: Data(try bus.flowctl(["steps", "kiosk", "--json"]).output.utf8)
+        )
+        let settings = try #require(report.sources.first { $0.stepper == "settings" })
+        let about = try #require(settings.steps.first { $0.step == "aboutIsRequired" })
+        #expect(about.adaptedTo == "unauthorized", "\(about)")
+        #expect(about.actions.contains { $0.hasPrefix("SettingsFlow: ") && $0.contains("Alert") }, "\(about.actions)")
+        #expect(try bus.flowctl(["steps", "kiosk"]).output.contains("aboutIsRequired → adapted into unauthorized"))
+        // Tried: --json with --format dot; a step the flow file does not declare for bench.
+        #expect(try bus.flowctl(["tree", "kiosk", "--json", "--format", "dot"]).status == 64)
+        let bench = try bus.flowctl(["bench", "--step", "nosuch", "--steps", "1"])
+        #expect(bench.status == 1 && bench.errors.contains("the flow file declares no step 'nosuch'"))
+        await presenter.close()
         #expect(bus.daemon.signal(SIGTERM) == 0)
     }
 }

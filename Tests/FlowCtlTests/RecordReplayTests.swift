@@ -194,3 +194,77 @@ import Testing
         return .object(object)
     }
 }
+
+/// What an outsider found recordings and replays got wrong, each tried against a real flowd.
+@Suite struct RecordingEdgeTests {
+    private static let header = "{\"format\":\"flowbus-recording\",\"version\":1,\"session\":\"kiosk\",\"startedAt\":0}"
+
+    /// A recorder started while screens are on screen knows who shows them: their steps are kept, with their
+    /// presenter.
+    @Test func aRecordingStartedLateKeepsTheStepsOfScreensAlreadyShown() async throws {
+        let bus = try Bus()
+        let presenter = try await ScriptedJourney(bus: bus).run()
+        let scratch = ScratchDirectory("late")
+        let file = scratch.path + "/late.flowrec"
+        let recorder = try bus.startFlowctl(["record", file, "--session", "kiosk"], ready: "recording session kiosk")
+        let emitted = try bus.flowctl(["emit", "castIsPicked", "--param", "withId=3", "--from", "p7"])
+        #expect(emitted.status == 0, "\(emitted.errors)")
+        waitUntil { (try? String(contentsOfFile: file, encoding: .utf8))?.contains("castIsPicked") == true }
+        recorder.terminate(with: SIGINT)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("\"presentable\":7") && text.contains("\"presenter\":\"main\""), "\(text)")
+        #expect(!recorder.output.contains("left out"))
+        await presenter.close()
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+    }
+
+    /// Offline, a step whose parameters do not match the flow file is dropped as flowd drops it; online, a report
+    /// flowd refuses is a refusal (exit 1); a replay paused from an offset pauses from there; Ctrl-C stops a loop
+    /// within its round.
+    @Test func replaysDoAsFlowdDidAndStopWhenAsked() throws {
+        let bus = try Bus()
+        let scratch = ScratchDirectory("edges")
+        let file = scratch.path + "/edges.flowrec"
+        let lines = [
+            Self.header,
+            "{\"at\":0,\"session\":\"kiosk\",\"kind\":\"visibility\",\"presenter\":\"main\",\"visibility\":\"visible\",\"presentables\":[1]}",
+            "{\"at\":100,\"session\":\"kiosk\",\"kind\":\"step\",\"stepper\":\"app\",\"step\":{\"name\":\"movieIsPicked\",\"parameters\":{\"withId\":\"abc\"}},\"fate\":\"dropped\",\"reason\":\"invalidParameters\"}",
+            "{\"at\":200,\"session\":\"kiosk\",\"kind\":\"step\",\"stepper\":\"app\",\"step\":{\"name\":\"dashboardIsRequired\",\"parameters\":{}},\"fate\":\"accepted\"}",
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let offline = try run(try builtProduct("flowctl"), ["replay", "--offline", file, "--flows", demoFlows])
+        #expect(offline.status == 0, "\(offline.errors)")
+        #expect(!offline.errors.contains("fate differs"))
+        #expect(offline.errors.contains("1 steps accepted, 1 dropped"), "\(offline.errors)")
+
+        // A report of a screen the new session does not have.
+        let refused = scratch.path + "/refused.flowrec"
+        try ([Self.header, lines[1].replacingOccurrences(of: "[1]", with: "[99]")].joined(separator: "\n") + "\n")
+            .write(toFile: refused, atomically: true, encoding: .utf8)
+        let online = try bus.flowctl(["replay", refused, "--session", "r", "--fast"])
+        #expect(online.status == 1)
+        #expect(online.errors.contains("refused: visibility at 0 ms: flowd refused main's report of p99"))
+
+        // Paused from an offset: the inputs before it go at once, the first pause is at the offset.
+        let paused = try ChildProcess(
+            "flowctl",
+            ["replay", file, "--session", "p", "--start-offset", "0.15", "--start-paused"] + bus.endpoints
+        )
+        try paused.waitForOutput(containing: "next: 0.200 s step dashboardIsRequired", within: .seconds(30))
+        #expect(!paused.output.contains("next: 0.000") && !paused.output.contains("next: 0.100"))
+        paused.send("")
+        _ = try paused.waitForExit(within: .seconds(20))
+        #expect(paused.process.terminationStatus == 0, "\(paused.output)")
+
+        // A loop at recorded speed with an hour between two inputs: Ctrl-C stops it at once.
+        let long = scratch.path + "/long.flowrec"
+        try
+            ([Self.header, lines[1], lines[3].replacingOccurrences(of: "\"at\":200", with: "\"at\":3600000")]
+            .joined(separator: "\n") + "\n").write(toFile: long, atomically: true, encoding: .utf8)
+        let looping = try ChildProcess("flowctl", ["replay", long, "--session", "l", "--loop"] + bus.endpoints)
+        #expect(try waitUntil(within: .seconds(20)) { try bus.flowctl(["tree", "l"]).status == 0 })
+        looping.terminate(with: SIGINT)
+        #expect(looping.output.contains("interrupted; the round stops here"), "\(looping.output)")
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+    }
+}

@@ -11,21 +11,34 @@ extension Session {
         }
         var targets: [FlowID] = []
         var reasons: [DropReason] = []
+        func consider(_ contribution: Contribution) {
+            guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else { return }
+            let visibility =
+                contribution.presentableDismissed ? .dismissed : visibility(of: contribution.presentable)
+            if contribution.allowStepWhenNotPresented || visibility == .visible {
+                targets.append(contribution.flow)
+            } else {
+                reasons.append(.notVisible(contribution.presentable, visibility))
+            }
+        }
+        // Flows in preorder, each with its contributions in order. A large session's contributions are grouped by
+        // flow first: scanning them all for every flow made a step cost flows × contributions (63 ms a step in a
+        // session of 1000 flows); a small one's are scanned, which allocates nothing.
+        let grouped: [FlowID: [Int]]? =
+            state.contributions.count > 32
+            ? Dictionary(grouping: state.contributions.indices, by: { state.contributions[$0].flow }) : nil
         for flowID in state.flowsInPreorder() {
             guard let record = state.flows[flowID] else { continue }
             if record.stepper.listens(to: source, presentable: record.root) {
                 targets.append(flowID)
             }
-            for contribution in state.contributions where contribution.flow == flowID {
-                guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else {
-                    continue
+            if let grouped {
+                for index in grouped[flowID] ?? [] {
+                    consider(state.contributions[index])
                 }
-                let visibility =
-                    contribution.presentableDismissed ? .dismissed : visibility(of: contribution.presentable)
-                if contribution.allowStepWhenNotPresented || visibility == .visible {
-                    targets.append(flowID)
-                } else {
-                    reasons.append(.notVisible(contribution.presentable, visibility))
+            } else {
+                for contribution in state.contributions where contribution.flow == flowID {
+                    consider(contribution)
                 }
             }
         }

@@ -73,7 +73,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .notVisible(let id, let visibility):
             "its presentable \(id) was \(visibility == .unknown ? "not reported visible yet" : "\(visibility)")"
         case .dismissed(let id): "its presentable \(id) was dismissed, which ended its contribution"
-        case .unboundStepper: "no contribution or flow listens to this stepper"
+        case .unboundStepper: "no running flow or contribution listens to its sender (that stepper, or that screen)"
         case .flowEnded(let id): "the flow \(id) it was for has ended"
         case .adaptedAway(let id): "the flow \(id) adapted it to no step"
         case .unknownSession: "the session does not exist"
@@ -95,7 +95,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .dismissed:
             "contribute it with allowStepWhenDismissed to keep taking its steps after a dismissal"
         case .unboundStepper:
-            "bind this stepper in the flow file, `stepper: { named: NAME }` on the session or on a `show:` or `start:` whose flow handles the step, or send the step from a stepper or screen that is bound (check the stepper's name and the session)"
+            "send it from a stepper or screen a running flow listens to (`flowctl steps` lists them; `flowctl emit --as NAME` or `--from pN`), or bind the stepper in the flow file: `stepper: { named: NAME }` on the session or on a `show:` or `start:` whose flow handles the step"
         case .flowEnded:
             "send it while the flow runs, or to a flow that is still running"
         case .adaptedAway:
@@ -105,7 +105,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .deepLinkExpired:
             "send the deep link once the session is ready, or raise the deep-link wait"
         case .unhandled:
-            "declare the step in a flow it reaches (in a flow file, a handler under the flow's navigate, even an empty one: `step: []`), or send the path of steps that opens the flow that does"
+            "declare the step in a flow it reaches (in the flow file, under the flow's `on:`, even with no action: `step: []`), or send the path of steps that opens the flow that does"
         case .queueFull:
             "send steps more slowly, or raise the queue limit"
         case .noneStep:

@@ -107,6 +107,19 @@ extension Coordinator {
             var trial = scratch
             let step = Step(name, placeholders(for: name))
             let (token, effects) = trial.receive(step, from: source, session: session)
+            // An adapt rule that turns it into another step: what happens is that step's actions.
+            for event in effects.events {
+                guard case .adapted(let flow, let from, let to) = event.kind, from.name == name,
+                    let flowName = trial.inspect(session)?.flows.first(where: { $0.id == flow })?.name
+                        ?? scratch.inspect(session)?.flows.first(where: { $0.id == flow })?.name
+                else { continue }
+                candidate.adaptedTo = to.isNone ? "none" : to.name
+                let handler = specification.flow(named: flowName)?.handlers.first { $0.step == to.name }
+                candidate.actions =
+                    to.isNone
+                    ? ["\(flowName): nothing (adapted to none)"]
+                    : (handler?.actions.map { "\(flowName): \($0.text)" } ?? ["\(flowName): \(to.name) is not handled"])
+            }
             if let fate = effects.fate(of: token) {
                 let wire = WireFate(fate)
                 candidate.passes = wire.accepted

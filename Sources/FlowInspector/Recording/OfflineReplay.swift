@@ -14,7 +14,8 @@ public struct OfflineReplay: Sendable {
     public struct Outcome: Sendable {
         /// Each session's final tree, in order of first appearance.
         public var trees: [SessionTree] = []
-        /// Steps and deep links accepted and dropped.
+        /// The recording's steps and deep links accepted and dropped (the flows' own steps, a OneStepper's, are
+        /// not counted: they are not inputs).
         public var accepted = 0
         public var dropped = 0
         /// Actions the engine refused (a report about an unknown screen...), with the reason.
@@ -45,6 +46,7 @@ public struct OfflineReplay: Sendable {
         )
         var outcome = Outcome()
         var expected: [ExpectedFate: RecordedAction] = [:]
+        var sent: Set<ExpectedFate> = []
         for action in recording.actions {
             if action.fate == .refused {
                 outcome.skipped += 1
@@ -53,12 +55,18 @@ public struct OfflineReplay: Sendable {
             count(
                 engine.advanceTime(to: EngineTime(milliseconds: start + action.at)),
                 in: &outcome,
-                expected: &expected
+                expected: &expected,
+                sent: &sent
             )
             let session = SessionID(action.session)
             if !engine.hasSession(session) {
                 do {
-                    count(try specification.startSession(session, in: &engine), in: &outcome, expected: &expected)
+                    count(
+                        try specification.startSession(session, in: &engine),
+                        in: &outcome,
+                        expected: &expected,
+                        sent: &sent
+                    )
                 } catch {
                     outcome.refused.append("session \(session): \(error.message)")
                     continue
@@ -66,10 +74,13 @@ public struct OfflineReplay: Sendable {
             }
             do {
                 let (effects, token) = try apply(action, to: &engine, session: session)
-                if let token, action.fate != nil {
-                    expected[ExpectedFate(session: session, token: token)] = action
+                if let token {
+                    sent.insert(ExpectedFate(session: session, token: token))
+                    if action.fate != nil {
+                        expected[ExpectedFate(session: session, token: token)] = action
+                    }
                 }
-                count(effects, in: &outcome, expected: &expected)
+                count(effects, in: &outcome, expected: &expected, sent: &sent)
             } catch {
                 outcome.refused.append("\(action.kind.rawValue) at \(action.at) ms: \(error.message)")
             }
@@ -87,10 +98,25 @@ public struct OfflineReplay: Sendable {
         case .step:
             guard let step = action.step else { return (Effects(), nil) }
             let source: StepSource = action.presentable.map { .presentable($0) } ?? .stepper(action.stepper ?? "")
+            // As flowd does: parameters that do not match the flow file drop the step before any flow sees it.
+            if let problem = specification.parameterProblem(of: step) {
+                let (token, effects) = engine.refuse(step, from: source, session: session, reason: problem)
+                return (effects, token)
+            }
             let (token, effects) = engine.receive(step, from: source, session: session)
             return (effects, token)
         case .deepLink:
-            return (engine.deepLink(action.path ?? [], session: session).effects, nil)
+            let path = action.path ?? []
+            let mismatch =
+                path.first(where: \.isNone).map { ($0, DropReason.noneStep) }
+                ?? path.lazy.compactMap { step in specification.parameterProblem(of: step).map { (step, $0) } }.first
+            let (token, effects) =
+                if let (step, problem) = mismatch {
+                    engine.refuse(step, from: nil, session: session, reason: problem)
+                } else {
+                    engine.deepLink(path, session: session)
+                }
+            return (effects, token)
         case .visibility:
             let effects = try engine.report(
                 action.visibility ?? .unknown,
@@ -114,9 +140,16 @@ public struct OfflineReplay: Sendable {
     }
 
     /// Counts the fates decided, and checks each against the one recorded.
-    private func count(_ effects: Effects, in outcome: inout Outcome, expected: inout [ExpectedFate: RecordedAction]) {
+    private func count(
+        _ effects: Effects,
+        in outcome: inout Outcome,
+        expected: inout [ExpectedFate: RecordedAction],
+        sent: inout Set<ExpectedFate>
+    ) {
         for (session, token, fate) in effects.fates {
-            if fate.isAccepted { outcome.accepted += 1 } else { outcome.dropped += 1 }
+            if sent.remove(ExpectedFate(session: session, token: token)) != nil {
+                if fate.isAccepted { outcome.accepted += 1 } else { outcome.dropped += 1 }
+            }
             guard let action = expected.removeValue(forKey: ExpectedFate(session: session, token: token)) else {
                 continue
             }

@@ -26,6 +26,18 @@ public struct Recorder: Sendable {
         learn(from: batch, session: session)
     }
 
+    /// Learns which presenter shows each screen already on screen (a session's tree when recording starts): the
+    /// batches that placed them went out before.
+    public mutating func learn(from tree: SessionTree) {
+        for screen in tree.screens {
+            presenters[tree.session.rawValue, default: [:]][screen.id] = screen.presenter.rawValue
+        }
+    }
+
+    /// Steps from screens whose presenter is not known (placed before recording, in a session whose tree could
+    /// not be read): left out, since a replay could not send them as that presenter.
+    public private(set) var leftOut = 0
+
     /// Learns which presenter shows the screens a batch places.
     public mutating func learn(from batch: CommandsMessage, session: String) {
         for command in batch.commands {
@@ -107,7 +119,13 @@ public struct Recorder: Sendable {
         default:
             return nil
         }
-        return action.problem == nil ? action : nil
+        guard action.problem == nil else {
+            if action.kind == .step {
+                leftOut += 1
+            }
+            return nil
+        }
+        return action
     }
 
     private static func step(_ value: JSONValue) -> Step? {

@@ -14,6 +14,9 @@ public struct StepsReport: Sendable, Hashable, Codable {
         public var passes: Bool?
         /// The guard it would wait for.
         public var guardName: String?
+        /// The step a flow's adapt rule would turn it into (`unauthorized`), when one would; `actions` are then
+        /// that step's.
+        public var adaptedTo: String?
         /// Why it would be dropped: the reason's code, what would happen, and what would make it pass.
         public var reason: String?
         public var explanation: String?
