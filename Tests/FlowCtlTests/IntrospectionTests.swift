@@ -65,10 +65,9 @@ import Testing
     }
 
     @Test func emitActsAsAScreenRepeatsAndNamesWhoMayEmitAnUnboundStep() async throws {
-        // The movie's cast opens a cast detail over it (p8, not reported visible).
         let bus = try Bus()
         let presenter = try await ScriptedJourney(bus: bus).run()
-        // As the visible movie, by name: accepted.
+        // As the visible movie, by name: accepted (its cast detail, p8, opens over it, not reported visible).
         let accepted = try bus.flowctl(["emit", "castIsPicked", "--param", "withId=3", "--from", "MovieDetail"])
         #expect(accepted.status == 0, "\(accepted.output) \(accepted.errors)")
         #expect(accepted.output.contains("accepted by f3 WishlistFlow"))
