@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowBus
 import FlowInspector
+import FlowSpec
 import FlowWire
 import Foundation
 
@@ -79,7 +80,12 @@ struct Bench: AsyncParsableCommand {
             )
             throw ExitCode(1)
         }
-        let benchStep = Step(name, Self.placeholders(declared.parameters))
+        // Values of the declared types for the required parameters (a type is `int`, or `int?` when optional).
+        var values: JSONObject = [:]
+        for (parameter, type) in declared.parameters where !type.hasSuffix("?") {
+            values[parameter] = ParameterType(rawValue: type)?.placeholder ?? .null
+        }
+        let benchStep = Step(name, values)
         let prefix = session ?? "bench-\(ProcessInfo.processInfo.processIdentifier)"
         var options = bus.clientOptions
         options.id = nil
@@ -181,22 +187,6 @@ struct Bench: AsyncParsableCommand {
         }
         let handled = Set(root?.handlers.map(\.step) ?? [])
         return flows.steps.first { !handled.contains($0.name) }?.name
-    }
-
-    /// Values of the declared types for the required parameters (`int` → 0...).
-    static func placeholders(_ parameters: [String: String]) -> JSONObject {
-        var values: JSONObject = [:]
-        for (name, type) in parameters where !type.hasSuffix("?") {
-            values[name] =
-                switch type {
-                case "int": .int(0)
-                case "double": .double(0)
-                case "string": .string("")
-                case "bool": .bool(false)
-                default: .null
-                }
-        }
-        return values
     }
 }
 

@@ -99,20 +99,8 @@ public struct EffectiveConfiguration: Sendable {
         }
     }
 
-    /// A YAML double-quoted scalar.
+    /// A YAML double-quoted scalar: a JSON string is one (YAML 1.2 reads JSON).
     private static func quoted(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                quoted += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+        LogLine.jsonString(text)
     }
 }

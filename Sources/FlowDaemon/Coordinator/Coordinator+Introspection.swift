@@ -105,7 +105,7 @@ extension Coordinator {
         for name in order {
             guard var candidate = candidates[name] else { continue }
             var trial = scratch
-            let step = Step(name, placeholders(for: name))
+            let step = Step(name, specification.step(named: name)?.placeholderParameters ?? [:])
             let (token, effects) = trial.receive(step, from: source, session: session)
             // An adapt rule that turns it into another step: what happens is that step's actions.
             for event in effects.events {
@@ -137,22 +137,5 @@ extension Coordinator {
         case .presentable(let id):
             return StepsReport.Source(stepper: nil, presentable: id, flows: reached, steps: steps)
         }
-    }
-
-    /// Values of the declared types for a step's required parameters, for trying it: what the flows do with a
-    /// step does not depend on its values, only where they go.
-    private func placeholders(for step: String) -> JSONObject {
-        var values: JSONObject = [:]
-        for parameter in specification.step(named: step)?.parameters ?? [] where !parameter.optional {
-            values[parameter.name] =
-                switch parameter.type {
-                case .int: .int(0)
-                case .double: .double(0)
-                case .string: .string("")
-                case .bool: .bool(false)
-                case .any: .null
-                }
-        }
-        return values
     }
 }

@@ -76,7 +76,8 @@ struct LogLine {
         value.count > valueLimit ? "\(value.prefix(valueLimit))…(\(value.utf8.count) bytes)" : value
     }
 
-    /// A JSON string literal (RFC 8259: quotes, backslashes and control characters escaped).
+    /// A JSON string literal (RFC 8259: quotes, backslashes and control characters escaped, DEL too, so that it is
+    /// also a YAML double-quoted scalar, as `flowd config` writes them).
     static func jsonString(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
@@ -86,7 +87,7 @@ struct LogLine {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

@@ -96,6 +96,15 @@ public struct ParameterDeclaration: Sendable {
 }
 
 extension StepDeclaration {
+    /// Placeholder values (``ParameterType/placeholder``) for the required parameters.
+    public var placeholderParameters: JSONObject {
+        var values: JSONObject = [:]
+        for parameter in parameters where !parameter.optional {
+            values[parameter.name] = parameter.type.placeholder
+        }
+        return values
+    }
+
     /// The first of `parameters` that does not match the declaration, and how: a required one missing (or null),
     /// one of another type, or one not declared. `nil` when they all match.
     public func mismatch(in parameters: JSONObject) -> (parameter: String, problem: String)? {
@@ -131,6 +140,18 @@ extension FlowSpecification {
 /// The type of a step parameter.
 public enum ParameterType: String, Sendable, CaseIterable {
     case int, double, string, bool, any
+
+    /// A value of this type, for trying a step whose values do not matter (what flows do with a step depends on
+    /// where its values go, not on what they are): `flowctl steps` and `flowctl bench`.
+    public var placeholder: JSONValue {
+        switch self {
+        case .int: .int(0)
+        case .double: .double(0)
+        case .string: .string("")
+        case .bool: .bool(false)
+        case .any: .null
+        }
+    }
 
     /// The type in words, with its article: `an int`, `a string`, `anything`.
     public var article: String {
