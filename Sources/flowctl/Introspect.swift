@@ -34,16 +34,7 @@ struct Steps: AsyncParsableCommand {
         let session = try await bus.session(session, inspector)
         let reply = try await bus.query(inspector, "steps", session: session)
         await inspector.close()
-        if json {
-            try printJSON(reply)
-            return
-        }
-        do {
-            print(IntrospectionText.lines(try FlowJSON.decode(StepsReport.self, from: reply)).joined(separator: "\n"))
-        } catch {
-            printError("flowctl: flowd's steps reply has an unexpected shape: \(error)")
-            throw ExitCode(1)
-        }
+        try printReport(reply, as: StepsReport.self, json: json, IntrospectionText.lines)
     }
 }
 
@@ -70,15 +61,25 @@ struct Flows: AsyncParsableCommand {
         let inspector = try await bus.inspector()
         let reply = try await bus.query(inspector, "flows")
         await inspector.close()
-        if json {
-            try printJSON(reply)
-            return
-        }
-        do {
-            print(IntrospectionText.lines(try FlowJSON.decode(FlowsReport.self, from: reply)).joined(separator: "\n"))
-        } catch {
-            printError("flowctl: flowd's flows reply has an unexpected shape: \(error)")
-            throw ExitCode(1)
-        }
+        try printReport(reply, as: FlowsReport.self, json: json, IntrospectionText.lines)
+    }
+}
+
+/// Prints flowd's reply as JSON, or as the text `lines` makes of it once read as a `Report`.
+private func printReport<Report: Decodable>(
+    _ reply: JSONValue,
+    as type: Report.Type,
+    json: Bool,
+    _ lines: (Report) -> [String]
+) throws {
+    if json {
+        try printJSON(reply)
+        return
+    }
+    do {
+        print(lines(try FlowJSON.decode(type, from: reply)).joined(separator: "\n"))
+    } catch {
+        printError("flowctl: flowd's reply has an unexpected shape: \(error)")
+        throw ExitCode(1)
     }
 }

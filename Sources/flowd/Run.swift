@@ -137,7 +137,7 @@ struct Run: AsyncParsableCommand {
                         service: ReloadService(
                             server: server,
                             sources: sources,
-                            started: settings,
+                            started: EffectiveConfiguration(configuration: configuration, settings: settings),
                             logLevel: logLevel,
                             logger: logger
                         )

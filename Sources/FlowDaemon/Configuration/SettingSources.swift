@@ -38,6 +38,7 @@ public struct SettingSources: Sendable {
     public func read() async throws -> DaemonSettings {
         let outline = try file.map(ConfigurationFile.init(contentsOf:))
         var problems: [String] = []
+        // In ``Provider``'s order: the command line, the environment, then the file.
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "command line", values: commandLineValues()),
             EnvironmentVariablesProvider(
@@ -103,7 +104,7 @@ public struct SettingSources: Sendable {
         case .text, .choice, .duration: _ = reader.string(forKey: key)
         case .endpoints:
             _ = reader.stringArray(forKey: key)
-            if let failed = recorder.lookup(setting.key).failedProvider, failed == 2 {
+            if recorder.lookup(setting.key).failedProvider == Provider.file {
                 _ = reader.string(forKey: key)
             }
         case .authorizations: break
@@ -167,8 +168,8 @@ public struct SettingSources: Sendable {
     /// Where the value of `setting` found by provider `index` was given.
     private func source(of setting: DaemonSetting, provider index: Int, outline: ConfigurationFile?) -> SettingSource {
         switch index {
-        case 0: commandLine.source(of: setting)
-        case 1: .environment(variable: setting.environmentVariable)
+        case Provider.commandLine: commandLine.source(of: setting)
+        case Provider.environment: .environment(variable: setting.environmentVariable)
         default: .file(path: outline?.path ?? "", line: outline?.lines[setting.key] ?? 0)
         }
     }
@@ -245,8 +246,15 @@ public struct SettingSources: Sendable {
     }
 }
 
-/// What one read of a setting found: the provider that gave it (0 flags, 1 environment, 2 file) and its content,
-/// or the provider whose value could not be converted.
+/// The providers of the `ConfigReader`, by their place in it: the order in which they win.
+enum Provider {
+    static let commandLine = 0
+    static let environment = 1
+    static let file = 2
+}
+
+/// What one read of a setting found: the provider that gave it (``Provider``) and its content, or the provider whose
+/// value could not be converted.
 struct Lookup {
     var provider: Int?
     var content: ConfigContent?

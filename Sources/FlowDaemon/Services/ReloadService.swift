@@ -8,16 +8,16 @@ import UnixSignals
 public struct ReloadService: Service {
     private let server: DaemonServer
     private let sources: SettingSources
-    private let started: DaemonSettings
+    private let started: EffectiveConfiguration
     private let logLevel: LogLevel
     private let logger: Logger
 
-    /// A service that reloads `server`'s settings from `sources` (it `started` with these; the log level is the
-    /// shared `logLevel`) and its flows.
+    /// A service that reloads `server`'s settings from `sources` (flowd `started` with this configuration; the log
+    /// level is the shared `logLevel`) and its flows.
     public init(
         server: DaemonServer,
         sources: SettingSources,
-        started: DaemonSettings,
+        started: EffectiveConfiguration,
         logLevel: LogLevel,
         logger: Logger
     ) {
@@ -29,11 +29,10 @@ public struct ReloadService: Service {
     }
 
     public func run() async throws {
-        guard let first = try? DaemonConfiguration(started, environment: sources.environment) else { return }
         // What runs: the settings a restart would change are compared with those flowd started with, the others
         // with the last ones applied.
-        let startedWith = EffectiveConfiguration(configuration: first, settings: started)
-        var applied = startedWith
+        let startedWith = started
+        var applied = started
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
             do {
                 let settings = try await sources.read()
