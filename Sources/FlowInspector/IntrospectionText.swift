@@ -39,6 +39,9 @@ public enum IntrospectionText {
                 }
             }
         }
+        if report.untried > 0 {
+            lines.append("(\(report.untried) steps listed untried, marked ?: flowd tries at most 256 per query)")
+        }
         return lines
     }
 

@@ -162,4 +162,27 @@ import Testing
         await presenter.close()
         #expect(bus.daemon.signal(SIGTERM) == 0)
     }
+
+    /// Each step `steps` tries copies the session on flowd's loop: a large session's are bounded (256), the others
+    /// listed untried.
+    @Test func aLargeSessionsStepsAreTriedUpToTheBound() async throws {
+        let bus = try Bus()
+        let app = try await StepperClient.connect(session: "big", name: "app", options: bus.options)
+        // Each onboarding presents one more flow, whose intro screen takes three steps of its own.
+        for _ in 0..<100 {
+            #expect(try await app.emit("onboardingIsRequired").isAccepted)
+        }
+        let reply = try bus.flowctl(["steps", "big", "--json"])
+        #expect(reply.status == 0, "\(reply.errors)")
+        let report = try JSONDecoder().decode(StepsReport.self, from: Data(reply.output.utf8))
+        let candidates = report.sources.flatMap(\.steps)
+        #expect(candidates.count > 256, "only \(candidates.count) steps to try")
+        #expect(candidates.filter { $0.passes != nil || $0.guardName != nil }.count == 256)
+        #expect(report.untried == candidates.count - 256)
+        #expect(
+            try bus.flowctl(["steps", "big"]).output.contains("steps listed untried, marked ?: flowd tries at most 256")
+        )
+        await app.close()
+        #expect(bus.daemon.signal(SIGTERM) == 0)
+    }
 }

@@ -57,9 +57,18 @@ extension Coordinator {
             }
         }
         var sources: [StepsReport.Source] = []
+        // Each try copies the session and runs on flowd's loop: a large session's are bounded.
+        var budget = Self.stepTrialLimit
         for (stepper, flows) in stepperFlows.sorted(by: { $0.key < $1.key }) {
             sources.append(
-                source(.stepper(stepper), flows: flows, names: flowNames, trying: scratch, session: session)
+                source(
+                    .stepper(stepper),
+                    flows: flows,
+                    names: flowNames,
+                    trying: scratch,
+                    session: session,
+                    budget: &budget
+                )
             )
         }
         for (presentable, flows) in screenFlows.sorted(by: { $0.key < $1.key }) {
@@ -68,14 +77,20 @@ extension Coordinator {
                 flows: flows,
                 names: flowNames,
                 trying: scratch,
-                session: session
+                session: session,
+                budget: &budget
             )
             screen.name = inspection.screens[presentable]?.description.name
             screen.visibility = inspection.visibility(of: presentable)
             sources.append(screen)
         }
-        return StepsReport(session: session.rawValue, sources: sources)
+        var report = StepsReport(session: session.rawValue, sources: sources)
+        report.untried = sources.reduce(0) { $0 + $1.steps.count } - (Self.stepTrialLimit - budget)
+        return report
     }
+
+    /// How many steps one `steps` query tries at most; the others are listed untried.
+    static let stepTrialLimit = 256
 
     /// One source's candidates: the steps its flows handle, each tried on its own copy of `scratch`.
     private func source(
@@ -83,7 +98,8 @@ extension Coordinator {
         flows: [FlowID],
         names: [FlowID: String],
         trying scratch: FlowEngine,
-        session: SessionID
+        session: SessionID,
+        budget: inout Int
     ) -> StepsReport.Source {
         let reached = Array(Set(flows)).sorted().compactMap { names[$0] }
         var candidates: [String: StepsReport.Candidate] = [:]
@@ -104,6 +120,11 @@ extension Coordinator {
         var steps: [StepsReport.Candidate] = []
         for name in order {
             guard var candidate = candidates[name] else { continue }
+            guard budget > 0 else {
+                steps.append(candidate)
+                continue
+            }
+            budget -= 1
             var trial = scratch
             let step = Step(name, specification.step(named: name)?.placeholderParameters ?? [:])
             let (token, effects) = trial.receive(step, from: source, session: session)

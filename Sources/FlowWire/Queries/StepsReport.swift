@@ -58,6 +58,9 @@ public struct StepsReport: Sendable, Hashable, Codable {
     public var session: String
     /// The sources, steppers first, then screens by id.
     public var sources: [Source]
+    /// Steps listed but not tried (`passes` absent, no `guardName`): flowd tries at most 256 per query, since each
+    /// try copies the session on its loop.
+    public var untried = 0
 
     public init(session: String, sources: [Source]) {
         self.session = session
