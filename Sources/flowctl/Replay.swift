@@ -209,6 +209,7 @@ struct Replay: AsyncParsableCommand {
         let started = clock.now
         var failure: String?
         var skipped = 0
+        var sent = 0
         var paused = startPaused
         for action in recording.actions {
             if action.fate == .refused {
@@ -238,6 +239,7 @@ struct Replay: AsyncParsableCommand {
             }
             do {
                 try await replay.perform(action, in: action.session)
+                sent += 1
             } catch let error as FlowBusError {
                 failure = "\(action.kind.rawValue) at \(action.at) ms: \(error.message)"
                 break
@@ -257,7 +259,7 @@ struct Replay: AsyncParsableCommand {
         try show(trees)
         let counts = replay.counts
         printError(
-            "\(loop ? "round \(round): " : "")replayed \(recording.actions.count - skipped) inputs into flowd: \(counts.accepted) steps accepted, \(counts.dropped) dropped\(Self.skippedNote(skipped))"
+            "\(loop ? "round \(round): " : "")replayed \(sent) input\(sent == 1 ? "" : "s") into flowd: \(counts.accepted) steps accepted, \(counts.dropped) dropped\(Self.skippedNote(skipped))"
         )
         for divergence in counts.divergences {
             printError("flowctl: fate differs: \(divergence)")
