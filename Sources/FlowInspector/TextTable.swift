@@ -1,5 +1,6 @@
 /// Rows of text in columns as wide as their widest cell, fitted to the terminal: when the table is wider, the
-/// columns that may be shortened lose width (their cells ending in `…`), the widest first, down to 8 characters.
+/// columns that may be shortened lose width (their cells ending in `…`), the widest first (of equals, the
+/// rightmost), down to 8 characters.
 /// Cells are made safe for the terminal first (``TerminalText``).
 public struct TextTable: Sendable {
     /// The column titles.
@@ -25,10 +26,10 @@ public struct TextTable: Sendable {
         }
         if let width {
             var over = widths.reduce(0, +) + 2 * (widths.count - 1) - width
+            // Of columns equally wide, the rightmost loses first (a set's order differs from run to run).
+            let candidates = shrinkable.filter { widths.indices.contains($0) }.sorted(by: >)
             while over > 0 {
-                guard
-                    let widest = shrinkable.filter({ widths.indices.contains($0) && widths[$0] > 8 })
-                        .max(by: { widths[$0] < widths[$1] })
+                guard let widest = candidates.filter({ widths[$0] > 8 }).max(by: { widths[$0] < widths[$1] })
                 else { break }
                 widths[widest] -= 1
                 over -= 1

@@ -7,23 +7,11 @@ import Foundation
 enum AllocationBenchmarks {
     /// Allocations and bytes allocated per step, or `nil` when valgrind is not installed.
     static func perStep(quick: Bool) throws -> [Result]? {
-        guard
-            let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else { return nil }
-        // valgrind 3.19 cannot read the debug information Swift writes: it runs a copy without it.
-        let copy = NSTemporaryDirectory() + "flowbench-nodebug-\(ProcessInfo.processInfo.processIdentifier)"
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        let strip = Process()
-        strip.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")
-        strip.arguments = ["--strip-debug", CommandLine.arguments[0], copy]
-        try strip.run()
-        strip.waitUntilExit()
-        guard strip.terminationStatus == 0 else { throw BenchFailure("objcopy could not copy flowbench") }
+        guard let valgrind = try Valgrind() else { return nil }
+        defer { valgrind.cleanUp() }
         let (small, large) = quick ? (500, 1_500) : (1_000, 11_000)
-        let (allocationsSmall, bytesSmall) = try heapUsage(valgrind, copy, steps: small)
-        let (allocationsLarge, bytesLarge) = try heapUsage(valgrind, copy, steps: large)
+        let (allocationsSmall, bytesSmall) = try heapUsage(valgrind, steps: small)
+        let (allocationsLarge, bytesLarge) = try heapUsage(valgrind, steps: large)
         let steps = Double(large - small)
         return [
             Result(
@@ -42,20 +30,8 @@ enum AllocationBenchmarks {
     }
 
     /// memcheck's "total heap usage: A allocs, F frees, B bytes allocated" for `steps` engine steps.
-    private static func heapUsage(
-        _ valgrind: String,
-        _ flowbench: String,
-        steps: Int
-    ) throws -> (allocations: Int, bytes: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: valgrind)
-        process.arguments = ["--tool=memcheck", "--leak-check=no", flowbench, "engine-steps", "\(steps)"]
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    private static func heapUsage(_ valgrind: Valgrind, steps: Int) throws -> (allocations: Int, bytes: Int) {
+        let text = try valgrind.run(["--tool=memcheck", "--leak-check=no"], ["engine-steps", "\(steps)"])
         guard let line = text.split(separator: "\n").first(where: { $0.contains("total heap usage:") }) else {
             throw BenchFailure("valgrind printed no heap usage")
         }

@@ -41,12 +41,7 @@ enum EngineBenchmarks {
     /// many command batches they produced. `flowbench engine-steps` runs it alone for valgrind.
     @discardableResult
     static func runSteps(_ count: Int) throws -> Int {
-        var engine = FlowEngine()
-        _ = try engine.startSession(
-            "bench",
-            root: BenchmarkFlow(),
-            stepper: .composite([.one(.home), .named("bench")])
-        )
+        var engine = try benchEngine()
         let push = Step("picked", ["withId": 1])
         let back = Step("back")
         var commands = 0
@@ -56,6 +51,17 @@ enum EngineBenchmarks {
                 .effects.batches.count
         }
         return commands
+    }
+
+    /// An engine with session `bench` of ``BenchmarkFlow`` started, its steps taken from stepper `bench`.
+    static func benchEngine() throws -> FlowEngine {
+        var engine = FlowEngine()
+        _ = try engine.startSession(
+            "bench",
+            root: BenchmarkFlow(),
+            stepper: .composite([.one(.home), .named("bench")])
+        )
+        return engine
     }
 
     /// Memory per idle session and the time to create them.

@@ -26,10 +26,20 @@ struct Harness {
         let endToEnd = try EndToEndBenchmarks()
         defer { endToEnd.cleanUp() }
 
+        var rawRelayRate: [String: Double] = [:]
+        if AnchorBenchmarks.available {
+            let anchors = try AnchorBenchmarks(endToEnd: endToEnd, quick: quick).results()
+            anchors.rows.forEach(report)
+            rawRelayRate = anchors.rawRelayRate
+        } else {
+            FileHandle.standardOutput.write(Data("(the C anchors: flowbench-anchor was not built)\n".utf8))
+        }
+
         let steps = quick ? 4_000 : 48_000
         for transport in ["ipc", "tcp"] {
             for steppers in quick ? [1, 4] : [1, 4, 16] {
-                let flowd = try endToEnd.flowdThroughput(transport, steppers: steppers, steps: steps)
+                let load = try endToEnd.flowdLoad(transport, steppers: steppers, steps: steps)
+                let flowd = load.stepsPerSecond
                 let relay = try endToEnd.relayThroughput(transport, steppers: steppers, steps: steps)
                 let detail = "\(steps) steps, \(steppers) stepper process\(steppers == 1 ? "" : "es")"
                 report(
@@ -37,12 +47,42 @@ struct Harness {
                         name: "flowd steps/s \(transport) \(steppers)s",
                         value: flowd,
                         unit: "steps/s",
-                        detail: detail
+                        detail: detail + ", Swift clients"
                     )
                 )
+                if steppers == 1 {
+                    let clients = String(
+                        format: "goal ≤ 10; the presenter %.1f µs, flowd %.1f µs",
+                        load.presenterMicrosecondsPerStep,
+                        load.flowdMicrosecondsPerStep
+                    )
+                    report(
+                        Result(
+                            name: "Swift stepper processor time per step \(transport)",
+                            value: load.stepperMicrosecondsPerStep,
+                            unit: "µs",
+                            detail: clients
+                        )
+                    )
+                }
                 report(
-                    Result(name: "relay msgs/s \(transport) \(steppers)s", value: relay, unit: "msgs/s", detail: detail)
+                    Result(
+                        name: "relay msgs/s \(transport) \(steppers)s",
+                        value: relay,
+                        unit: "msgs/s",
+                        detail: detail + ", the Swift relay and roles"
+                    )
                 )
+                if let raw = rawRelayRate[transport] {
+                    report(
+                        Result(
+                            name: "Swift relay/C raw relay \(transport) \(steppers)s",
+                            value: relay / raw,
+                            unit: "×",
+                            detail: "goal ≥ 0.5"
+                        )
+                    )
+                }
                 report(
                     Result(
                         name: "flowd/relay throughput \(transport) \(steppers)s",
@@ -121,6 +161,9 @@ struct Harness {
             allocations.forEach(report)
         } else {
             FileHandle.standardOutput.write(Data("(allocations per step: valgrind is not installed)\n".utf8))
+        }
+        if let instructions = try InstructionBenchmarks.perStep(flows: endToEnd.flows, quick: quick) {
+            instructions.forEach(report)
         }
         for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
             for result in try EngineBenchmarks.sessions(count: count) {

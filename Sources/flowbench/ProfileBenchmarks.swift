@@ -97,6 +97,25 @@ enum ProfileBenchmarks {
     }
 
     static func coordinatorRate(steps: Int, flows: String, watched: Bool) throws -> Double {
+        var coordinator = try benchCoordinator(flows: flows, watched: watched)
+        let codec = WireCodec()
+        let clock = ContinuousClock()
+        var outgoing = 0
+        var published = 0
+        let elapsed = clock.measure {
+            for index in 1...steps {
+                outgoing += coordinator.receive(stepFrames(index, codec), from: "bench/s1", now: 0).count
+                published += coordinator.publishDueInspection(now: 0).count
+            }
+        }
+        precondition(outgoing >= steps * 2, "each step should publish a batch and be acknowledged")
+        precondition(published == (watched ? steps : 0), "each watched step should publish one EVENTS")
+        return Double(steps) / elapsed.seconds
+    }
+
+    /// A coordinator of the bench flows with stepper `bench/s1` registered in session `bench` (with `watched`, an
+    /// inspector subscribed to the batched inspection stream, every event published at once).
+    static func benchCoordinator(flows: String, watched: Bool) throws -> Coordinator {
         let specification = try FlowSpecification.load(contentsOf: flows)
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
         // One peer sends everything here, far above a real peer's allowance (and the clock does not move): no
@@ -114,33 +133,25 @@ enum ProfileBenchmarks {
             now: 0,
             logger: logger
         )
-        let codec = WireCodec()
-        func frames(_ id: UInt64, _ message: Message) -> [[UInt8]] {
-            codec.encode(
-                Envelope(header: Header(id: id, session: "bench", sender: "bench/s1", sentAt: 0), message: message)
-            )
-        }
         if watched {
             _ = coordinator.subscription(Array("inb/".utf8), subscribed: true, now: 0)
         }
-        _ = coordinator.receive(
-            frames(1, .hello(Hello(role: .stepper, id: "bench/s1", name: "s1", session: "bench"))),
-            from: "bench/s1",
-            now: 0
+        let hello = Hello(role: .stepper, id: "bench/s1", name: "s1", session: "bench")
+        let frames = WireCodec().encode(
+            Envelope(header: Header(id: 1, session: "bench", sender: "bench/s1", sentAt: 0), message: .hello(hello))
         )
-        let clock = ContinuousClock()
-        var outgoing = 0
-        var published = 0
-        let elapsed = clock.measure {
-            for index in 1...steps {
-                let message = StepMessage(step: BusRoles.step(index), sequence: UInt64(index), presentable: nil)
-                outgoing +=
-                    coordinator.receive(frames(UInt64(index + 1), .step(message)), from: "bench/s1", now: 0).count
-                published += coordinator.publishDueInspection(now: 0).count
-            }
-        }
-        precondition(outgoing >= steps * 2, "each step should publish a batch and be acknowledged")
-        precondition(published == (watched ? steps : 0), "each watched step should publish one EVENTS")
-        return Double(steps) / elapsed.seconds
+        _ = coordinator.receive(frames, from: "bench/s1", now: 0)
+        return coordinator
+    }
+
+    /// The frames of `bench/s1`'s step number `index` (1, 2...), as its client sends them.
+    static func stepFrames(_ index: Int, _ codec: WireCodec) -> [[UInt8]] {
+        let message = StepMessage(step: BusRoles.step(index), sequence: UInt64(index), presentable: nil)
+        return codec.encode(
+            Envelope(
+                header: Header(id: UInt64(index + 1), session: "bench", sender: "bench/s1", sentAt: 0),
+                message: .step(message)
+            )
+        )
     }
 }

@@ -12,6 +12,16 @@ case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
 case "engine-steps": try EngineBenchmarks.runSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
+case "layer-steps": try InstructionBenchmarks.runLayer(Array(arguments.dropFirst()))
+case "instructions":
+    // Only the instructions per step of the in-process layers (callgrind): flowbench instructions [--quick].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    guard let results = try InstructionBenchmarks.perStep(flows: endToEnd.flows, quick: arguments.contains("--quick"))
+    else { throw BenchFailure("valgrind is not installed") }
+    for result in results {
+        print(result.line)
+    }
 case "watcher":
     // Only the inspector's cost (flowd alone, then with flowctl watch): needs flowd and flowctl built next to it.
     let endToEnd = try EndToEndBenchmarks()
@@ -38,6 +48,13 @@ case "profile":
         + (try ProfileBenchmarks.coordinator(steps: 20_000, flows: endToEnd.flows))
         + [try EngineBenchmarks.throughput(steps: 100_000)] + (try AllocationBenchmarks.perStep(quick: true) ?? [])
     {
+        print(result.line)
+    }
+case "anchors":
+    // Only flowd against the C relays and the Python coordinator, with the lean clients: flowbench anchors [--quick].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    for result in try AnchorBenchmarks(endToEnd: endToEnd, quick: arguments.contains("--quick")).results().rows {
         print(result.line)
     }
 case "flooder": try FloodRole.run(Array(arguments.dropFirst()))
@@ -75,9 +92,12 @@ case "--help", "-h", "help":
           flowbench [--quick] [--json FILE]      the whole suite, flowd and the clients as separate processes
           flowbench profile                      the in-process layers only (codec, coordinator, engine)
           flowbench coordinator [watched] [STEPS] the coordinator alone, for a profiler
+          flowbench anchors [--quick]            flowd against the C relays and the Python coordinator (lean clients)
           flowbench durability [--quick] [SESSIONS], flood [--quick], hostile, watcher [--quick]
                                                  one part of the suite
+          flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone
+          flowbench layer-steps LAYER N FLOWS    N steps through one layer (engine, codec, coordinator), for callgrind
         Roles the harness starts (each a process): stepper, presenter, relay, relay-stepper, relay-presenter,
           flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS]
         """

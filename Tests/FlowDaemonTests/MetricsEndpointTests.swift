@@ -152,6 +152,9 @@ import Testing
                 closed = first.recv(1) == b""
             except ConnectionResetError:
                 closed = True  # closed by flowd, with a reset under load
+            except Exception as error:
+                print("failed", repr(error), flush=True)
+                sys.exit(1)
             print("closed" if closed else "open", round(time.monotonic() - opened, 1), flush=True)
             """
         let holding = Process()
@@ -161,6 +164,7 @@ import Testing
         let output = Pipe()
         holding.standardInput = input
         holding.standardOutput = output
+        holding.standardError = output
         try holding.run()
         defer { if holding.isRunning { holding.terminate() } }
         let reader = output.fileHandleForReading
@@ -190,7 +194,8 @@ import Testing
             said += String(decoding: data, as: UTF8.self)
         }
         let closed = said.split(whereSeparator: \.isWhitespace)
-        #expect(closed.first == "closed", "an idle connection stayed open: \(closed)")
+        let ended = holding.isRunning ? "running" : "ended with \(holding.terminationStatus)"
+        #expect(closed.first == "closed", "an idle connection stayed open: \(closed) (the holder \(ended))")
         #expect(closed.count >= 2 && Double(closed[1]) ?? 0 >= 9, "closed after \(closed.dropFirst()) s")
         holding.terminate()
         holding.waitUntilExit()

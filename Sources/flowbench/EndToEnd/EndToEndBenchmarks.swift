@@ -77,16 +77,23 @@ struct EndToEndBenchmarks {
                 ["stepper", endpoints.control, endpoints.events, "s\(index)", "\(perStepper)", "flood"]
             )
         }
-        let before = (flowd: flowd.processorSeconds, watcher: watcher?.processorSeconds ?? 0)
+        for sender in senders {
+            try sender.expect("ready")
+        }
+        let clients = { (senders.map(\.processorSeconds).reduce(0, +), presenter.processorSeconds) }
+        let before = (flowd: flowd.processorSeconds, watcher: watcher?.processorSeconds ?? 0, clients: clients())
         let rate = try race(senders, presenter, steps: perStepper * steppers)
         let used = flowd.processorSeconds - before.flowd
+        let clientsUsed = clients()
         // The watcher may still be reading what flowd published: its count is taken once it has caught up.
         let watcherUsed = watcher.map { $0.processorSecondsOnceIdle() - before.watcher }
         let perStep = { (seconds: Double) in seconds * 1_000_000 / Double(perStepper * steppers) }
         return LoadFigures(
             stepsPerSecond: rate,
             flowdMicrosecondsPerStep: perStep(used),
-            watcherMicrosecondsPerStep: watcherUsed.map(perStep)
+            watcherMicrosecondsPerStep: watcherUsed.map(perStep),
+            stepperMicrosecondsPerStep: perStep(clientsUsed.0 - before.clients.0),
+            presenterMicrosecondsPerStep: perStep(clientsUsed.1 - before.clients.1)
         )
     }
 
@@ -113,6 +120,9 @@ struct EndToEndBenchmarks {
         try presenter.expect("ready")
         let senders = try (1...steppers).map { index in
             try RoleProcess("flowbench", ["relay-stepper", endpoints.control, "s\(index)", "\(perStepper)", "flood"])
+        }
+        for sender in senders {
+            try sender.expect("ready")
         }
         return try race(senders, presenter, steps: perStepper * steppers)
     }
@@ -206,10 +216,8 @@ struct EndToEndBenchmarks {
 
     // MARK: Helpers
 
+    /// Says go to the senders (each said ready) and times them until the presenter received every step.
     private func race(_ senders: [RoleProcess], _ presenter: RoleProcess, steps: Int) throws -> Double {
-        for sender in senders {
-            try sender.expect("ready")
-        }
         let clock = ContinuousClock()
         let started = clock.now
         for sender in senders {

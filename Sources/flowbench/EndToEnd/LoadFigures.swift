@@ -6,4 +6,8 @@ struct LoadFigures {
     var flowdMicrosecondsPerStep: Double
     /// The watcher's processor time per step (µs), when one was attached.
     var watcherMicrosecondsPerStep: Double?
+    /// The Swift stepper processes' processor time per step (µs, together).
+    var stepperMicrosecondsPerStep: Double = 0
+    /// The Swift presenter process's processor time per step (µs).
+    var presenterMicrosecondsPerStep: Double = 0
 }

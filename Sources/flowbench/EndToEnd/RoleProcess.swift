@@ -37,6 +37,13 @@ final class RoleProcess {
         stop()
     }
 
+    /// Whether `executable` is there next to flowbench (scripts/bench puts the anchors there).
+    static func siblingExists(_ executable: String) -> Bool {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        return FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(executable).path)
+    }
+
     /// The next line the process prints (or `nil` at its end).
     func line() -> String? {
         while true {

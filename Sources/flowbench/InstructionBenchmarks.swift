@@ -1,0 +1,118 @@
+import FlowCore
+import FlowWire
+import Foundation
+
+/// Instructions per step in each in-process layer, counted by valgrind's callgrind: a figure that does not move
+/// with the machine's noise, to judge a change by. `flowbench layer-steps LAYER N` prepares N steps' input, then
+/// runs them inside ``measuredSteps(_:)``, the only function callgrind counts in (with what it calls).
+enum InstructionBenchmarks {
+    /// The layers, from the inside out.
+    enum Layer: String, CaseIterable {
+        /// The engine alone (``EngineBenchmarks/runSteps(_:)``'s session: a push, then a pop).
+        case engine
+        /// A STEP's frames decoded and its STEP_ACK encoded.
+        case codec
+        /// The coordinator given a STEP's frames: decoded, the engine, the batch and the STEP_ACK encoded (no
+        /// sockets, no journal).
+        case coordinator
+
+        var meaning: String {
+            switch self {
+            case .engine: "the engine alone"
+            case .codec: "a STEP decoded, its STEP_ACK encoded"
+            case .coordinator: "STEP frames in, COMMANDS and STEP_ACK frames out"
+            }
+        }
+    }
+
+    /// Instructions per step of each layer, or `nil` when valgrind is not installed.
+    static func perStep(flows: String, quick: Bool) throws -> [Result]? {
+        guard let valgrind = try Valgrind() else { return nil }
+        defer { valgrind.cleanUp() }
+        let steps = quick ? 1_000 : 5_000
+        return try Layer.allCases.map { layer in
+            let output = NSTemporaryDirectory() + "flowbench-callgrind-\(UUID().uuidString.prefix(8))"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            _ = try valgrind.run(
+                [
+                    "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*flowbench_measured_steps*",
+                    "--callgrind-out-file=\(output)",
+                ],
+                ["layer-steps", layer.rawValue, "\(steps)", flows]
+            )
+            let instructions = try totalInstructions(in: output)
+            return Result(
+                name: "\(layer.rawValue) instructions per step",
+                value: Double(instructions) / Double(steps),
+                unit: "instrs",
+                detail: "callgrind, \(steps) steps: \(layer.meaning)"
+            )
+        }
+    }
+
+    /// The `totals:` (or `summary:`) line of a callgrind output file: the instructions it counted.
+    private static func totalInstructions(in path: String) throws -> Int {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for line in text.split(separator: "\n").reversed() {
+            for prefix in ["totals:", "summary:"] where line.hasPrefix(prefix) {
+                if let value = Int(line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)) {
+                    return value
+                }
+            }
+        }
+        throw BenchFailure("callgrind wrote no totals in \(path)")
+    }
+
+    /// `flowbench layer-steps LAYER N FLOWS`: runs N steps through one layer, inside ``measuredSteps(_:)``.
+    static func runLayer(_ arguments: [String]) throws {
+        guard arguments.count >= 3, let layer = Layer(rawValue: arguments[0]), let count = Int(arguments[1]) else {
+            throw BenchFailure("usage: flowbench layer-steps engine|codec|coordinator STEPS FLOWS")
+        }
+        let codec = WireCodec()
+        var results = 0
+        switch layer {
+        case .engine:
+            var engine = try EngineBenchmarks.benchEngine()
+            let steps = [Step("picked", ["withId": 1]), Step("back")]
+            measuredSteps {
+                for index in 0..<count {
+                    results +=
+                        engine.receive(steps[index % 2], from: .stepper("bench"), session: "bench")
+                        .effects.batches.count
+                }
+            }
+        case .codec:
+            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            measuredSteps {
+                for input in frames {
+                    guard let envelope = try? codec.decode(input), case .step(let step) = envelope.message else {
+                        continue
+                    }
+                    let fate = WireFate(accepted: true, flows: [FlowID(1)])
+                    let header = Header(id: envelope.header.id, session: envelope.header.session, sentAt: 0)
+                    results +=
+                        codec.encode(
+                            Envelope(header: header, message: .stepAck(StepAck(sequence: step.sequence, fate: fate)))
+                        ).count
+                }
+            }
+        case .coordinator:
+            var coordinator = try ProfileBenchmarks.benchCoordinator(flows: arguments[2], watched: false)
+            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            measuredSteps {
+                for input in frames {
+                    results += coordinator.receive(input, from: "bench/s1", now: 0).count
+                }
+            }
+        }
+        guard results >= count else { throw BenchFailure("\(layer) produced \(results) outputs for \(count) steps") }
+    }
+}
+
+/// What callgrind counts (`--toggle-collect=*flowbench_measured_steps*`, which also matches the copies the optimizer
+/// specializes): `body`, and everything it calls.
+@_silgen_name("flowbench_measured_steps")
+@inline(never)
+func measuredSteps(_ body: () -> Void) {
+    body()
+}
