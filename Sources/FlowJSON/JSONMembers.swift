@@ -12,6 +12,16 @@ public protocol JSONMembers {
     mutating func member(_ key: StaticString, _ value: Int)
     /// A member whose value is an object, its members given by `members`.
     mutating func member(_ key: StaticString, object members: (inout Self) -> Void)
+    /// A member whose value is `true` or `false`.
+    mutating func member(_ key: StaticString, _ value: Bool)
+    /// A member whose value is an array of whole numbers.
+    mutating func member(_ key: StaticString, integers: [Int])
+    /// A member whose value is an array of objects, each written member by member by `write`.
+    mutating func member<Element>(
+        _ key: StaticString,
+        objects elements: [Element],
+        _ write: (Element, inout Self) -> Void
+    )
 }
 
 /// Collects members into a ``JSONObject``.
@@ -42,5 +52,23 @@ public struct JSONObjectBuilder: JSONMembers {
 
     public mutating func member(_ key: StaticString, object members: (inout JSONObjectBuilder) -> Void) {
         object[key.description] = .object(Self.object(members))
+    }
+
+    public mutating func member(_ key: StaticString, _ value: Bool) {
+        object[key.description] = .bool(value)
+    }
+
+    public mutating func member(_ key: StaticString, integers: [Int]) {
+        object[key.description] = .array(integers.map(JSONValue.int))
+    }
+
+    public mutating func member<Element>(
+        _ key: StaticString,
+        objects elements: [Element],
+        _ write: (Element, inout JSONObjectBuilder) -> Void
+    ) {
+        object[key.description] = .array(
+            elements.map { element in .object(Self.object { write(element, &$0) }) }
+        )
     }
 }

@@ -69,6 +69,43 @@ public struct JSONObjectWriter: JSONMembers {
         empty = false
     }
 
+    public mutating func member(_ key: StaticString, _ value: Bool) {
+        name(key)
+        writer.write(value)
+    }
+
+    public mutating func member(_ key: StaticString, integers: [Int]) {
+        name(key)
+        writer.bytes.append(UInt8(ascii: "["))
+        var first = true
+        for value in integers {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.write(value)
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+    }
+
+    public mutating func member<Element>(
+        _ key: StaticString,
+        objects elements: [Element],
+        _ write: (Element, inout JSONObjectWriter) -> Void
+    ) {
+        name(key)
+        writer.bytes.append(UInt8(ascii: "["))
+        var first = true
+        for element in elements {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.bytes.append(UInt8(ascii: "{"))
+            empty = true
+            write(element, &self)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+        empty = false
+    }
+
     /// A member whose value is already JSON text (a message's body, written once and used again): it is copied
     /// as it is, unchecked.
     public mutating func member(_ key: StaticString, jsonText: [UInt8]) {

@@ -8,12 +8,12 @@ struct JSONTextParser {
     /// How deep arrays and objects may nest, unless the caller says less.
     static let maximumDepth = 512
 
-    private let text: UnsafeBufferPointer<UInt8>
+    let text: UnsafeBufferPointer<UInt8>
     private let depthLimit: Int
-    private var position = 0
-    private var depth = 0
+    var position = 0
+    var depth = 0
 
-    private init(text: UnsafeBufferPointer<UInt8>, depthLimit: Int) {
+    init(text: UnsafeBufferPointer<UInt8>, depthLimit: Int) {
         self.text = text
         self.depthLimit = depthLimit
     }
@@ -34,7 +34,7 @@ struct JSONTextParser {
         return value
     }
 
-    private mutating func value() throws(JSONSyntaxError) -> JSONValue {
+    mutating func value() throws(JSONSyntaxError) -> JSONValue {
         guard position < text.count else {
             throw failure("the text ends where a value should be")
         }
@@ -115,7 +115,7 @@ struct JSONTextParser {
     }
 
     /// A string from its opening quote to past its closing one.
-    private mutating func string() throws(JSONSyntaxError) -> String {
+    mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
         let start = position
         // Most strings have no escape: one slice, checked as UTF-8 once — and most are ASCII, which is valid
@@ -230,7 +230,7 @@ struct JSONTextParser {
         return value
     }
 
-    private mutating func number() throws(JSONSyntaxError) -> JSONValue {
+    mutating func number() throws(JSONSyntaxError) -> JSONValue {
         let start = position
         let negative = peek(UInt8(ascii: "-"))
         if negative { position += 1 }
@@ -298,7 +298,7 @@ struct JSONTextParser {
         position += expected.count
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= depthLimit else {
             throw failure("arrays and objects nest deeper than \(depthLimit)")
@@ -312,7 +312,7 @@ struct JSONTextParser {
         position += 1
     }
 
-    private func peek(_ byte: UInt8) -> Bool {
+    func peek(_ byte: UInt8) -> Bool {
         position < text.count && text[position] == byte
     }
 
@@ -324,7 +324,7 @@ struct JSONTextParser {
         while peekDigit() { position += 1 }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < text.count {
             switch text[position] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): position += 1

@@ -81,6 +81,9 @@ public struct WireCodec: Sendable {
         guard frames[3].count <= maxBodySize else {
             throw WireError(.tooLarge, "the body is \(frames[3].count) bytes; the limit is \(maxBodySize)")
         }
+        if type == .step, let envelope = stepFastPath(header: frames[2], body: frames[3]) {
+            return envelope
+        }
         let header: Header
         do {
             header = try Header(wire: try JSONValue(parsing: frames[2], maximumDepth: WireLimits.maxNesting), at: "")
@@ -137,11 +140,11 @@ public struct WireCodec: Sendable {
         case .bye(let body): text(body.wireValue)
         case .heartbeat(let body): text(body.wireValue)
         case .error(let body): json(body)
-        case .step(let body): text(body.wireValue)
+        case .step(let body): text(body.writeMembers)
         case .deepLink(let body): text(body.wireValue)
-        case .stepAck(let body): text(body.wireValue)
+        case .stepAck(let body): text(body.writeMembers)
         case .visibility(let body): text(body.wireValue)
-        case .commands(let body): text(body.wireValue)
+        case .commands(let body): text(body.writeMembers)
         case .snapshotRequest(let body): text(body.wireValue)
         case .snapshot(let body): json(body)
         case .query(let body): text(body.wireValue)
@@ -162,6 +165,13 @@ public struct WireCodec: Sendable {
     /// The compact JSON text of a hand-written wire form.
     private func text(_ value: JSONValue) -> [UInt8] {
         value.jsonText()
+    }
+
+    /// The JSON text of a wire form that writes its members one by one: straight into the text, no value built.
+    private func text(_ members: (inout JSONObjectWriter) -> Void) -> [UInt8] {
+        var writer = JSONObjectWriter(capacity: 256)
+        members(&writer)
+        return writer.finished()
     }
 
     private func describe(_ error: any Error) -> String {

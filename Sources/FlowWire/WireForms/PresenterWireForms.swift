@@ -13,12 +13,16 @@ extension PresentableDescription: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        var object: JSONObject = [
-            "id": id.wireValue, "style": .string(style.rawValue), "name": .string(name),
-            "parameters": .object(parameters),
-        ]
-        object["flow"] = flow?.wireValue
-        return .object(object)
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The description's members given one by one (every COMMANDS is written straight as text).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("id", Int(id.rawValue))
+        members.member("style", style.rawValue)
+        members.member("name", name)
+        members.member("parameters", .object(parameters))
+        if let flow { members.member("flow", Int(flow.rawValue)) }
     }
 }
 
@@ -52,33 +56,43 @@ extension NavigationCommand: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        var object: JSONObject = ["op": .string(operation)]
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The command's members given one by one: `op`, then its own.
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("op", operation)
+        func presentable(_ description: PresentableDescription) {
+            members.member("presentable", object: description.writeMembers)
+        }
+        func id(_ key: StaticString, _ value: PresentableID) {
+            members.member(key, Int(value.rawValue))
+        }
         switch self {
         case .setWindowRoot(let description):
-            object["presentable"] = description.wireValue
+            presentable(description)
         case .push(let description, let stack):
-            object["presentable"] = description.wireValue
-            object["container"] = stack.wireValue
+            presentable(description)
+            id("container", stack)
         case .pop(let stack, let target):
-            object["container"] = stack.wireValue
-            object["target"] = target.wireValue
+            id("container", stack)
+            id("target", target)
         case .present(let description, let over):
-            object["presentable"] = description.wireValue
-            object["container"] = over.wireValue
+            presentable(description)
+            id("container", over)
         case .dismiss(let target):
-            object["target"] = target.wireValue
+            id("target", target)
         case .setTabs(let tabs, let descriptions, let selected):
-            object["container"] = tabs.wireValue
-            object["tabs"] = .array(descriptions.map(\.wireValue))
-            object["selected"] = .int(selected)
+            id("container", tabs)
+            members.member("tabs", objects: descriptions) { $0.writeMembers(to: &$1) }
+            members.member("selected", selected)
         case .selectTab(let tabs, let index):
-            object["container"] = tabs.wireValue
-            object["index"] = .int(index)
+            id("container", tabs)
+            members.member("index", index)
         case .setMaster(let split, let description), .setDetail(let split, let description):
-            object["container"] = split.wireValue
-            object["presentable"] = description.wireValue
+            id("container", split)
+            presentable(description)
         }
-        return .object(object)
     }
 }
 
@@ -110,11 +124,16 @@ extension CommandsMessage: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        var object: JSONObject = [
-            "presenter": .string(presenter), "sequence": .int(Int(clamping: sequence)), "epoch": .string(epoch),
-            "commands": .array(commands.map(\.wireValue)), "flow": flow.wireValue,
-        ]
-        object["step"] = step?.wireValue
-        return .object(object)
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The batch's members given one by one (written straight as text on the hot path).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("presenter", presenter)
+        members.member("sequence", Int(clamping: sequence))
+        members.member("epoch", epoch)
+        members.member("commands", objects: commands) { $0.writeMembers(to: &$1) }
+        members.member("flow", Int(flow.rawValue))
+        if let step { members.member("step", object: step.writeMembers) }
     }
 }

@@ -28,9 +28,14 @@ extension StepMessage: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        var object: JSONObject = ["step": step.wireValue, "sequence": .int(Int(clamping: sequence))]
-        object["presentable"] = presentable?.wireValue
-        return .object(object)
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The message's members given one by one (a client writes each STEP straight as text).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("step", object: step.writeMembers)
+        members.member("sequence", Int(clamping: sequence))
+        if let presentable { members.member("presentable", Int(presentable.rawValue)) }
     }
 }
 
@@ -56,7 +61,13 @@ extension StepAck: WireRepresentable {
     }
 
     public var wireValue: JSONValue {
-        ["sequence": .int(Int(clamping: sequence)), "fate": fate.wireValue]
+        .object(JSONObjectBuilder.object(writeMembers))
+    }
+
+    /// The acknowledgement's members given one by one (written straight as text on the hot path).
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
+        members.member("sequence", Int(clamping: sequence))
+        members.member("fate", object: fate.writeMembers)
     }
 }
 
@@ -86,8 +97,8 @@ extension WireFate: WireRepresentable {
 
     /// The fate's members given one by one (written straight as text on the hot path): those of ``wireFields``.
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
-        members.member("accepted", .bool(accepted))
-        members.member("flows", .array(flows.map(\.wireValue)))
+        members.member("accepted", accepted)
+        members.member("flows", integers: flows.map { Int($0.rawValue) })
         if let reason { members.member("reason", reason) }
         if let presentable { members.member("presentable", Int(presentable.rawValue)) }
         if let flow { members.member("flow", Int(flow.rawValue)) }

@@ -162,8 +162,11 @@ struct WireFields {
         _ value: JSONValue,
         _ name: @autoclosure () -> String
     ) throws(WireFieldError) -> I {
-        // JSON text reads into a signed 64-bit integer: nothing above Int.max comes in as one.
-        let upper = I.bitWidth > Int.bitWidth || (I.bitWidth == Int.bitWidth && !I.isSigned) ? "\(Int.max)" : "\(I.max)"
+        // JSON text reads into a signed 64-bit integer: nothing above Int.max comes in as one. (Written only for an
+        // error: formatting it for every field read cost more than the read.)
+        var upper: String {
+            I.bitWidth > Int.bitWidth || (I.bitWidth == Int.bitWidth && !I.isSigned) ? "\(Int.max)" : "\(I.max)"
+        }
         switch value {
         case .int(let number):
             guard let fitting = I(exactly: number) else {
