@@ -53,9 +53,12 @@ enum EngineBenchmarks {
         return commands
     }
 
-    /// An engine with session `bench` of ``BenchmarkFlow`` started, its steps taken from stepper `bench`.
+    /// An engine with session `bench` of ``BenchmarkFlow`` started, its steps taken from stepper `bench`; it
+    /// records fates only, as flowd's engine does while no inspector watches.
     static func benchEngine() throws -> FlowEngine {
         var engine = FlowEngine()
+        // As flowd runs it while nobody watches: fates recorded, not every inspection event.
+        engine.recordsInspectionEvents = false
         _ = try engine.startSession(
             "bench",
             root: BenchmarkFlow(),

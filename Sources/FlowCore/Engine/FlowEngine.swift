@@ -17,6 +17,10 @@ public struct FlowEngine: Sendable {
     public let options: EngineOptions
     /// The current time, as last given to ``advanceTime(to:)``.
     public private(set) var now: EngineTime
+    /// Whether operations on sessions record every inspection event in their effects (what an inspector watches:
+    /// steps received, navigations, visibility, flows started...). Without, only each step's `stepFate` is recorded
+    /// — what a coordinator needs when nobody watches, at a fraction of the cost. On by default.
+    public var recordsInspectionEvents = true
     private var sessions: [SessionID: Session] = [:]
     private var sessionsWithDeadlines: Set<SessionID> = []
 
@@ -138,6 +142,13 @@ public struct FlowEngine: Sendable {
         try existing(id) { (session) throws(FlowCoreError) in
             try session.report(visibility, of: presentables, by: presenter)
         }
+    }
+
+    /// Whether any of `presenter`'s screens is marked visible in the session: what ``presenterLost(_:session:)``
+    /// would hide (the effects say so only while inspection events are recorded).
+    public func showsVisibleScreens(of presenter: PresenterID, session id: SessionID) -> Bool {
+        guard let session = sessions[id] else { return false }
+        return session.state.screens.presentables(of: presenter).contains { session.visibility(of: $0) == .visible }
     }
 
     /// A presenter stopped answering: its screens become hidden (their steps pause), not dismissed.
@@ -286,6 +297,7 @@ public struct FlowEngine: Sendable {
         }
         let waited = sessions.values[index].state.nextDeadline != nil
         sessions.values[index].now = now
+        sessions.values[index].recordsEvents = recordsInspectionEvents
         let value = try body(&sessions.values[index])
         let effects = sessions.values[index].takeEffects()
         let waits = sessions.values[index].state.nextDeadline != nil

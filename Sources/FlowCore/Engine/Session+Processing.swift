@@ -224,7 +224,7 @@ extension Session {
         )
         // Only a contribution that can still bring steps is kept (one-step steppers have said everything
         // when it starts), and only once: contributing the same again adds nothing.
-        let listens = !stepper.stepperIDs.isEmpty || stepper.listensToPresentable
+        let listens = stepper.listensToSteppers || stepper.listensToPresentable
         if listens && !state.contributions.contains(contribution) {
             guard state.contributions.count < options.maxPresentables else {
                 limitReached(

@@ -99,7 +99,7 @@ extension Session {
     /// Decides a step's fate at once (no delivery pending).
     mutating func decide(_ token: StepToken, step: Step, source: StepSource?, fate: StepFate) {
         state.tokens[token] = nil
-        event(.stepFate(token: token, step: step, source: source, fate: fate))
+        fateEvent(.stepFate(token: token, step: step, source: source, fate: fate))
     }
 
     /// What became of one delivery of a step.

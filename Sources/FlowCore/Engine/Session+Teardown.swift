@@ -72,7 +72,7 @@ extension Session {
 
     /// Remembers an ended binding, to explain steps that still come for it; the oldest are forgotten.
     private mutating func remember(_ stepper: Stepper, on presentable: PresentableID, _ reason: DropReason) {
-        guard !stepper.stepperIDs.isEmpty || stepper.listensToPresentable else {
+        guard stepper.listensToSteppers || stepper.listensToPresentable else {
             return
         }
         state.ended.append(EndedBinding(stepper: stepper, presentable: presentable, reason: reason))

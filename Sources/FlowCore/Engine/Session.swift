@@ -5,6 +5,8 @@ struct Session: Sendable {
     let options: EngineOptions
     var now: EngineTime
     var effects = Effects()
+    /// Whether every inspection event is recorded, or only fates (``FlowEngine/recordsInspectionEvents``).
+    var recordsEvents = true
 
     var id: SessionID { state.id }
 
@@ -104,12 +106,33 @@ struct Session: Sendable {
         return effects
     }
 
-    mutating func event(_ kind: NavigationEvent.Kind) {
+    /// Records an inspection event, when they are recorded (the event is not even made otherwise).
+    mutating func event(_ kind: @autoclosure () -> NavigationEvent.Kind) {
+        guard recordsEvents else { return }
+        effects.events.append(NavigationEvent(session: id, kind: kind()))
+    }
+
+    /// Records a step's fate: always (a coordinator learns of drops from them).
+    mutating func fateEvent(_ kind: NavigationEvent.Kind) {
         effects.events.append(NavigationEvent(session: id, kind: kind))
     }
 
     /// Sends a batch's commands, grouped by presenter in the order each presenter first appears.
     mutating func flush(_ batch: PendingBatch) {
+        // Most navigations speak to one presenter: its commands go as they are, without grouping.
+        if let first = batch.commands.first?.presenter, batch.commands.allSatisfy({ $0.presenter == first }) {
+            hideCovered(of: first)
+            effects.batches.append(
+                CommandBatch(
+                    session: id,
+                    presenter: first,
+                    commands: batch.commands.map(\.command),
+                    flow: batch.flow,
+                    step: batch.step
+                )
+            )
+            return
+        }
         var order: [PresenterID] = []
         var commands: [PresenterID: [NavigationCommand]] = [:]
         for (presenter, command) in batch.commands {
@@ -138,6 +161,10 @@ extension Session {
     /// dismissal above it) is no longer visible, at once, so that its steps stop passing before the presenter says
     /// so. A screen uncovered keeps its state until its presenter reports it (it may not be drawn yet).
     mutating func hideCovered(of presenter: PresenterID) {
+        // Only a screen marked visible can become hidden: with none of this presenter's, nothing to look at.
+        let screens = state.screens
+        guard state.visibility.contains(where: { $0.value == .visible && screens[$0.key]?.presenter == presenter })
+        else { return }
         let showing = Set(state.screens.visiblePresentables(of: presenter))
         for presentable in state.screens.presentables(of: presenter)
         where !showing.contains(presentable) && visibility(of: presentable) == .visible {

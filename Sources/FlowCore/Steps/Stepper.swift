@@ -36,6 +36,24 @@ public indirect enum Stepper: Sendable, Hashable, Codable, CustomStringConvertib
         }
     }
 
+    /// Whether some named stepper process is listened to (``stepperIDs`` is not empty), without listing them.
+    public var listensToSteppers: Bool {
+        switch self {
+        case .named: true
+        case .composite(let steppers): steppers.contains { $0.listensToSteppers }
+        case .none, .presentable, .one: false
+        }
+    }
+
+    /// Whether the stepper process `id` is listened to (it is among ``stepperIDs``), without listing them.
+    public func listens(toStepper id: String) -> Bool {
+        switch self {
+        case .named(let name): name == id
+        case .composite(let steppers): steppers.contains { $0.listens(toStepper: id) }
+        case .none, .presentable, .one: false
+        }
+    }
+
     /// Whether the contributed presentable's own steps are listened to.
     public var listensToPresentable: Bool {
         switch self {
@@ -48,7 +66,7 @@ public indirect enum Stepper: Sendable, Hashable, Codable, CustomStringConvertib
     /// Whether steps from `source` reach a contribution with this stepper on `presentable`.
     func listens(to source: StepSource, presentable: PresentableID) -> Bool {
         switch source {
-        case .stepper(let id): stepperIDs.contains(id)
+        case .stepper(let id): listens(toStepper: id)
         case .presentable(let id): id == presentable && listensToPresentable
         }
     }

@@ -31,6 +31,8 @@ extension Coordinator {
         } else {
             inspection.unsubscribed(topic, attributed: applied)
         }
+        // The engine records every inspection event only while someone watches (fates always).
+        engine.recordsInspectionEvents = inspection.isWatched
         let text = String(decoding: topic, as: UTF8.self)
         if subscribed, ["cmd/", "ins/", "inb/"].contains(where: text.hasPrefix) {
             // `cmd/<session>/<presenter>`, `ins/<session>/<kind>`, `inb/<session>/` or a prefix of them; a

@@ -154,8 +154,8 @@ extension Coordinator {
 
     /// A presenter is gone (it left, was silent too long, or flowd restarted): its visible screens become hidden.
     mutating func presenterLost(_ presenter: PresenterID, session: SessionID) {
+        guard engine.showsVisibleScreens(of: presenter, session: session) else { return }
         let effects = engine.presenterLost(presenter, session: session)
-        guard !effects.isEmpty else { return }
         record(.presenterLost(presenter: presenter), session: session)
         apply(effects)
     }

@@ -37,6 +37,7 @@ extension Coordinator {
         )
         // The engine starts at the origin: each replayed entry moves it to the time the entry was applied.
         coordinator.engine = FlowEngine(registry: specification.registry, options: configuration.engine, now: .zero)
+        coordinator.engine.recordsInspectionEvents = false
         var summary = RestoreSummary()
         coordinator.journal.isReplaying = true
         for stored in stored.snapshots {

@@ -102,6 +102,8 @@ public struct Coordinator: Sendable {
             options: configuration.engine,
             now: EngineTime(milliseconds: now)
         )
+        // Nobody watches yet: the engine records fates only (see subscription(_:subscribed:address:applied:now:)).
+        engine.recordsInspectionEvents = false
     }
 
     /// The sessions that exist.
