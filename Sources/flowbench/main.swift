@@ -13,6 +13,10 @@ case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
 case "engine-steps": try EngineBenchmarks.runSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
 case "layer-steps": try InstructionBenchmarks.runLayer(Array(arguments.dropFirst()))
+case "flows":
+    // The benchmarks' flow file, written where asked (scripts/profile runs flowd on it): flowbench flows FILE.
+    guard let path = arguments.dropFirst().first else { throw BenchFailure("usage: flowbench flows FILE") }
+    try BenchFlows.yaml.write(toFile: path, atomically: true, encoding: .utf8)
 case "instructions":
     // Only the instructions per step of the in-process layers (callgrind): flowbench instructions [--quick].
     let endToEnd = try EndToEndBenchmarks()
@@ -98,6 +102,7 @@ case "--help", "-h", "help":
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone
           flowbench layer-steps LAYER N FLOWS    N steps through one layer (engine, codec, coordinator), for callgrind
+          flowbench flows FILE                   writes the benchmarks' flow file (scripts/profile runs flowd on it)
         Roles the harness starts (each a process): stepper, presenter, relay, relay-stepper, relay-presenter,
           flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS]
         """
