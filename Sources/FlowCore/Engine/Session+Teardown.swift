@@ -6,25 +6,31 @@ extension Session {
         guard !removed.isEmpty else {
             return
         }
-        let removedSet = Set(removed)
+        // Most navigations remove one screen or none: a set only for many.
+        let removedSet = removed.count > 16 ? Set(removed) : nil
+        let isRemoved = { (presentable: PresentableID) in removedSet?.contains(presentable) ?? removed.contains(presentable) }
         for presentable in removed {
             state.visibility[presentable] = nil
             event(.visibilityChanged(presentable: presentable, visibility: .dismissed))
         }
-        var kept: [Contribution] = []
-        for var contribution in state.contributions {
-            if removedSet.contains(contribution.presentable) {
-                guard contribution.allowStepWhenDismissed else {
-                    remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
-                    continue
+        // The contributions are gone through again only when one of them was on a removed screen.
+        if state.contributions.contains(where: { isRemoved($0.presentable) }) {
+            var kept: [Contribution] = []
+            for var contribution in state.contributions {
+                if isRemoved(contribution.presentable) {
+                    guard contribution.allowStepWhenDismissed else {
+                        remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
+                        continue
+                    }
+                    contribution.presentableDismissed = true
                 }
-                contribution.presentableDismissed = true
+                kept.append(contribution)
             }
-            kept.append(contribution)
+            state.contributions = kept
         }
-        state.contributions = kept
+        guard state.flows.values.contains(where: { isRemoved($0.root) && !$0.allowStepWhenDismissed }) else { return }
         for flowID in state.flowsInPreorder() {
-            guard let record = state.flows[flowID], removedSet.contains(record.root), !record.allowStepWhenDismissed
+            guard let record = state.flows[flowID], isRemoved(record.root), !record.allowStepWhenDismissed
             else {
                 continue
             }

@@ -154,29 +154,23 @@ extension ScreenTree {
         guard let node = nodes[id] else {
             return []
         }
-        if let parentID = node.parent, var parent = nodes[parentID] {
+        // The parent is changed in place (a copy of its node, written back, hashed its id twice and copied its
+        // description).
+        if let parentID = node.parent, nodes[parentID] != nil {
             switch node.placement {
             case .stackItem:
-                parent.items.removeAll { $0 == id }
+                nodes[parentID]?.items.removeAll { $0 == id }
             case .tab:
-                if let index = parent.items.firstIndex(of: id) {
-                    parent.items.remove(at: index)
-                    if let selected = parent.selectedTab {
-                        parent.selectedTab =
-                            parent.items.isEmpty
-                            ? nil : (selected > index ? selected - 1 : min(selected, parent.items.count - 1))
-                    }
-                }
+                nodes[parentID]?.removeTab(id)
             case .master:
-                parent.master = nil
+                nodes[parentID]?.master = nil
             case .detail:
-                parent.detail = nil
+                nodes[parentID]?.detail = nil
             case .modal:
-                parent.presented = nil
+                nodes[parentID]?.presented = nil
             case .windowRoot:
                 break
             }
-            nodes[parentID] = parent
         } else if node.placement == .windowRoot {
             windowRoots[node.presenter] = nil
         }
@@ -184,5 +178,16 @@ extension ScreenTree {
             nodes[removedID] = nil
         }
         return removed
+    }
+}
+
+extension ScreenNode {
+    /// Removes a tab, keeping the selection on the same tab (or the nearest one left).
+    fileprivate mutating func removeTab(_ id: PresentableID) {
+        guard let index = items.firstIndex(of: id) else { return }
+        items.remove(at: index)
+        if let selected = selectedTab {
+            selectedTab = items.isEmpty ? nil : (selected > index ? selected - 1 : min(selected, items.count - 1))
+        }
     }
 }

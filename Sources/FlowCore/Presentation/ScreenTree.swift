@@ -19,10 +19,21 @@ public struct ScreenTree: Sendable, Hashable, Codable {
 
     /// The presentable and everything it holds or presents, depth first (the presentable first).
     public func subtree(of id: PresentableID) -> [PresentableID] {
-        guard let node = nodes[id] else {
-            return []
+        var subtree: [PresentableID] = []
+        append(subtreeOf: id, to: &subtree)
+        return subtree
+    }
+
+    /// ``subtree(of:)`` appended to `result`, in the order of ``ScreenNode/children``, with no array made per node.
+    private func append(subtreeOf id: PresentableID, to result: inout [PresentableID]) {
+        guard let node = nodes[id] else { return }
+        result.append(id)
+        for item in node.items {
+            append(subtreeOf: item, to: &result)
         }
-        return [id] + node.children.flatMap { subtree(of: $0) }
+        for child in [node.master, node.detail, node.presented] {
+            if let child { append(subtreeOf: child, to: &result) }
+        }
     }
 
     /// Every presentable a presenter shows, depth first from its window root.
