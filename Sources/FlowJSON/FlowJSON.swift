@@ -13,6 +13,18 @@
 public enum FlowJSON {
     /// The JSON text of a value.
     public static func encode(_ value: some Encodable, sortedKeys: Bool = false) throws -> [UInt8] {
+        // Straight to text when members keep their order; what the stream does not follow goes through the tree.
+        if !sortedKeys {
+            let stream = StreamEncoding()
+            if (try? stream.encodeRoot(value)) != nil, !stream.unsupported {
+                return stream.writer.bytes
+            }
+        }
+        return try encodeThroughNodes(value, sortedKeys: sortedKeys)
+    }
+
+    /// ``encode(_:sortedKeys:)`` through a tree of nodes, the way that follows every `Codable` pattern.
+    static func encodeThroughNodes(_ value: some Encodable, sortedKeys: Bool = false) throws -> [UInt8] {
         let node = try NodeEncoder.node(value, at: [])
         var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(node)

@@ -8,7 +8,9 @@ extension Session {
         }
         // Most navigations remove one screen or none: a set only for many.
         let removedSet = removed.count > 16 ? Set(removed) : nil
-        let isRemoved = { (presentable: PresentableID) in removedSet?.contains(presentable) ?? removed.contains(presentable) }
+        let isRemoved = { (presentable: PresentableID) in
+            removedSet?.contains(presentable) ?? removed.contains(presentable)
+        }
         for presentable in removed {
             state.visibility[presentable] = nil
             event(.visibilityChanged(presentable: presentable, visibility: .dismissed))
@@ -19,7 +21,11 @@ extension Session {
             for var contribution in state.contributions {
                 if isRemoved(contribution.presentable) {
                     guard contribution.allowStepWhenDismissed else {
-                        remember(contribution.stepper, on: contribution.presentable, .dismissed(contribution.presentable))
+                        remember(
+                            contribution.stepper,
+                            on: contribution.presentable,
+                            .dismissed(contribution.presentable)
+                        )
                         continue
                     }
                     contribution.presentableDismissed = true
