@@ -108,8 +108,13 @@ extension StepDeclaration {
     /// The first of `parameters` that does not match the declaration, and how: a required one missing (or null),
     /// one of another type, or one not declared. `nil` when they all match.
     public func mismatch(in parameters: JSONObject) -> (parameter: String, problem: String)? {
+        // Declared names are distinct (they come from a mapping): when as many of the step's are declared as it
+        // has, none is extra, and nothing more is looked at (a step's common case).
+        var declaredGiven = 0
         for declared in self.parameters {
-            guard let value = parameters[declared.name], value != .null else {
+            let given = parameters[declared.name]
+            if given != nil { declaredGiven += 1 }
+            guard let value = given, value != .null else {
                 if declared.optional { continue }
                 return (declared.name, "is missing (it must be \(declared.type.article))")
             }
@@ -117,6 +122,7 @@ extension StepDeclaration {
                 return (declared.name, "must be \(declared.type.article), not \(value.kindName)")
             }
         }
+        guard declaredGiven < parameters.count else { return nil }
         let known = Set(self.parameters.map(\.name))
         if let extra = parameters.keys.sorted().first(where: { !known.contains($0) }) {
             return (extra, "is not declared for \(name)")
