@@ -80,11 +80,9 @@ struct EndToEndBenchmarks {
         for sender in senders {
             try sender.expect("ready")
         }
-        let clients = { (senders.map(\.processorSeconds).reduce(0, +), presenter.processorSeconds) }
-        let before = (flowd: flowd.processorSeconds, watcher: watcher?.processorSeconds ?? 0, clients: clients())
-        let rate = try race(senders, presenter, steps: perStepper * steppers)
+        let before = (flowd: flowd.processorSeconds, watcher: watcher?.processorSeconds ?? 0)
+        let (rate, said) = try race(senders, presenter, steps: perStepper * steppers)
         let used = flowd.processorSeconds - before.flowd
-        let clientsUsed = clients()
         // The watcher may still be reading what flowd published: its count is taken once it has caught up.
         let watcherUsed = watcher.map { $0.processorSecondsOnceIdle() - before.watcher }
         let perStep = { (seconds: Double) in seconds * 1_000_000 / Double(perStepper * steppers) }
@@ -92,8 +90,8 @@ struct EndToEndBenchmarks {
             stepsPerSecond: rate,
             flowdMicrosecondsPerStep: perStep(used),
             watcherMicrosecondsPerStep: watcherUsed.map(perStep),
-            stepperMicrosecondsPerStep: perStep(clientsUsed.0 - before.clients.0),
-            presenterMicrosecondsPerStep: perStep(clientsUsed.1 - before.clients.1)
+            stepperMicrosecondsPerStep: perStep(said.senders.map(Self.processorSeconds).reduce(0, +)),
+            presenterMicrosecondsPerStep: perStep(Self.processorSeconds(said.presenter))
         )
     }
 
@@ -124,7 +122,7 @@ struct EndToEndBenchmarks {
         for sender in senders {
             try sender.expect("ready")
         }
-        return try race(senders, presenter, steps: perStepper * steppers)
+        return try race(senders, presenter, steps: perStepper * steppers).rate
     }
 
     /// Latency percentiles (ns) with one step in flight, from emit to the presenter receiving the command.
@@ -216,18 +214,27 @@ struct EndToEndBenchmarks {
 
     // MARK: Helpers
 
-    /// Says go to the senders (each said ready) and times them until the presenter received every step.
-    private func race(_ senders: [RoleProcess], _ presenter: RoleProcess, steps: Int) throws -> Double {
+    /// Says go to the senders (each said ready) and times them until the presenter received every step; returns
+    /// the rate and the `done` lines they said.
+    private func race(
+        _ senders: [RoleProcess],
+        _ presenter: RoleProcess,
+        steps: Int
+    ) throws -> (rate: Double, said: (senders: [String], presenter: String)) {
         let clock = ContinuousClock()
         let started = clock.now
         for sender in senders {
             sender.send("go")
         }
-        for sender in senders {
-            try sender.expect("done")
-        }
-        try presenter.expect("done")
-        return Double(steps) / (clock.now - started).seconds
+        let sendersSaid = try senders.map { try $0.expect("done") }
+        let presenterSaid = try presenter.expect("done")
+        return (Double(steps) / (clock.now - started).seconds, (sendersSaid, presenterSaid))
+    }
+
+    /// The processor time a role said it used (`cpu=` microseconds in its `done` line), in seconds.
+    static func processorSeconds(_ line: String) -> Double {
+        let field = line.split(separator: " ").first { $0.hasPrefix("cpu=") }
+        return Double(field.map { Int($0.dropFirst(4)) ?? 0 } ?? 0) / 1_000_000
     }
 
     func waitForFlowd(_ endpoints: BenchEndpoints) throws {

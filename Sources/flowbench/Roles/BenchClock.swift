@@ -10,6 +10,18 @@ enum BenchClock {
     }
 }
 
+/// The processor time this process used so far (user and system, every thread), in microseconds: a role says how
+/// much it used in its `done` line (`cpu=`), as it ends before the harness could read it from /proc.
+enum ProcessorTime {
+    static func microseconds() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let user = Int(usage.ru_utime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec)
+        let system = Int(usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_stime.tv_usec)
+        return user + system
+    }
+}
+
 /// The roles' line protocol with the harness: a role prints `ready` once set up, waits for `go` on its standard
 /// input, prints `done ...` when finished.
 enum RoleLines {

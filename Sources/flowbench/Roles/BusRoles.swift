@@ -13,6 +13,7 @@ enum BusRoles {
         let client = try await StepperClient.connect(session: session, name: arguments[2], options: options)
         RoleLines.say("ready")
         RoleLines.awaitGo()
+        let processorStart = ProcessorTime.microseconds()
         var accepted = 0
         if arguments[4] == "serial" {
             for index in 0..<count {
@@ -33,7 +34,7 @@ enum BusRoles {
                 return accepted
             }
         }
-        RoleLines.say("done accepted=\(accepted)")
+        RoleLines.say("done accepted=\(accepted) cpu=\(ProcessorTime.microseconds() - processorStart)")
         await client.close()
     }
 
@@ -46,10 +47,12 @@ enum BusRoles {
         var latencies: [Int] = []
         latencies.reserveCapacity(expected)
         var ready = false
+        var processorStart = 0
         for await update in client.updates {
             guard case .navigate(let navigation) = update else {
                 if !ready {
                     ready = true
+                    processorStart = ProcessorTime.microseconds()
                     RoleLines.say("ready")
                 }
                 continue
@@ -64,7 +67,8 @@ enum BusRoles {
                 break
             }
         }
-        RoleLines.say("done \(LatencySummary(samples: latencies).line)")
+        let used = ProcessorTime.microseconds() - processorStart
+        RoleLines.say("done \(LatencySummary(samples: latencies).line) cpu=\(used)")
         await client.close()
     }
 
