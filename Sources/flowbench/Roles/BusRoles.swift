@@ -48,27 +48,35 @@ enum BusRoles {
         latencies.reserveCapacity(expected)
         var ready = false
         var processorStart = 0
-        for await update in client.updates {
-            guard case .navigate(let navigation) = update else {
+        // Navigations are numbered: the role is done once the numbers cover every step, even when a resync (a
+        // heartbeat missed on a loaded machine, batches dropped by a full queue) rebuilt the screen instead of
+        // delivering some of them — those have no latency, and `missed=` counts them.
+        var firstSequence: UInt64 = 0
+        updates: for await update in client.updates {
+            switch update {
+            case .rebuild(let rebuild):
                 if !ready {
                     ready = true
+                    firstSequence = rebuild.sequence
                     processorStart = ProcessorTime.microseconds()
                     RoleLines.say("ready")
                 }
-                continue
-            }
-            let now = BenchClock.now()
-            for command in navigation.commands {
-                if let stamp = command.placed.first?.parameters["t"]?.intValue {
-                    latencies.append(now - stamp)
+                if rebuild.sequence >= firstSequence + UInt64(expected) { break updates }
+            case .navigate(let navigation):
+                let now = BenchClock.now()
+                for command in navigation.commands {
+                    if let stamp = command.placed.first?.parameters["t"]?.intValue {
+                        latencies.append(now - stamp)
+                    }
                 }
-            }
-            if latencies.count >= expected {
-                break
+                if latencies.count >= expected || navigation.sequence >= firstSequence + UInt64(expected) {
+                    break updates
+                }
             }
         }
         let used = ProcessorTime.microseconds() - processorStart
-        RoleLines.say("done \(LatencySummary(samples: latencies).line) cpu=\(used)")
+        let missed = max(0, expected - latencies.count)
+        RoleLines.say("done \(LatencySummary(samples: latencies).line) cpu=\(used) missed=\(missed)")
         await client.close()
     }
 
