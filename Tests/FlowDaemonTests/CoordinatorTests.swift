@@ -379,9 +379,15 @@ import Testing
         #expect(fate.fields["accepted"] == true)
         #expect(fate.fields["flows"] == [1])
 
+        // The flows reloaded (a new engine) while watched: every event is still there.
+        _ = try bus.coordinator.reload(bus.coordinator.specification)
+        let beforeReloaded = published(bus).count
+        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 4)), from: "kiosk/app")
+        #expect(published(bus).dropFirst(beforeReloaded).contains { $0.kind == "didNavigate" })
+
         _ = bus.coordinator.subscription(Array("ins/".utf8), subscribed: false, now: bus.now)
         let count = published(bus).count
-        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 4)), from: "kiosk/app")
+        bus.send(.step(StepMessage(step: Step("dashboardIsRequired"), sequence: 5)), from: "kiosk/app")
         #expect(published(bus).count == count)
     }
 

@@ -60,7 +60,7 @@ extension Coordinator {
 
     /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).
     mutating func sessionCreationRefusal(by peer: String) -> String? {
-        guard engine.sessionIDs.count < configuration.maxSessions else {
+        guard engine.sessionCount < configuration.maxSessions else {
             noteBoundHit(
                 "sessions",
                 "flowd holds \(configuration.maxSessions) sessions, its limit (maxSessions): new ones are refused"

@@ -108,6 +108,8 @@ public struct Coordinator: Sendable {
 
     /// The sessions that exist.
     public var sessions: [SessionID] { engine.sessionIDs }
+    /// How many sessions exist (without listing them: a list is sorted, which a large flowd cannot do per message).
+    public var sessionCount: Int { engine.sessionCount }
     /// How many peers are registered.
     public var peerCount: Int { peers.count }
 
@@ -213,6 +215,7 @@ public struct Coordinator: Sendable {
             options: configuration.engine,
             now: EngineTime(milliseconds: now)
         )
+        reloaded.recordsInspectionEvents = engine.recordsInspectionEvents
         var questions: [Effects] = []
         for id in engine.sessionIDs {
             questions.append(try reloaded.restore(try engine.snapshot(of: id)))

@@ -197,7 +197,7 @@ public final class DaemonServer: Sendable {
         // Under systemd (Type=notify): ready once the endpoints are bound and the sessions restored.
         var notifier = SystemdNotifier()
         let status = { (coordinator: Coordinator) in
-            "\(coordinator.sessions.count) sessions, \(coordinator.peerCount) peers"
+            "\(coordinator.sessionCount) sessions, \(coordinator.peerCount) peers"
         }
         notifier.notify("READY=1\nSTATUS=ready: \(status(daemon.coordinator))")
         health.becameReady()

@@ -102,7 +102,7 @@ struct DaemonState {
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         logger.info(
-            "restored \(coordinator.sessions.count) session\(coordinator.sessions.count == 1 ? "" : "s") (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
+            "restored \(coordinator.sessionCount) session\(coordinator.sessionCount == 1 ? "" : "s") (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
         )
         return DaemonState(
             coordinator: coordinator,
