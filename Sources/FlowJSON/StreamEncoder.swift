@@ -220,47 +220,38 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-private struct StreamUnkeyed: UnkeyedEncodingContainer {
-    let encoding: StreamEncoding
-    /// The container's own depth.
-    let depth: Int
-    let identity: Int
-    private(set) var count = 0
-    var codingPath: [any CodingKey] { [] }
+/// What an unkeyed container and a single-value one write alike: each value after ``startValue()``.
+private protocol StreamValueContainer {
+    var encoding: StreamEncoding { get }
+    /// The depth a nested value is written at.
+    var depth: Int { get }
+    /// Readies the place of the next value (closes what the last one left open; a comma in an array).
+    mutating func startValue()
+}
 
-    init(encoding: StreamEncoding, depth: Int, identity: Int) {
-        self.encoding = encoding
-        self.depth = depth
-        self.identity = identity
-    }
-
-    private mutating func start() {
-        encoding.startElement(in: depth, of: identity)
-        count += 1
-    }
-
+extension StreamValueContainer {
     mutating func encodeNil() throws {
-        start()
+        startValue()
         encoding.writer.writeNull()
     }
     mutating func encode(_ value: Bool) throws {
-        start()
+        startValue()
         encoding.writer.write(value)
     }
     mutating func encode(_ value: String) throws {
-        start()
+        startValue()
         encoding.writer.write(value)
     }
     mutating func encode(_ value: Double) throws {
-        start()
+        startValue()
         try encoding.write(value)
     }
     mutating func encode(_ value: Float) throws {
-        start()
+        startValue()
         try encoding.write(Double(value.description) ?? Double(value))
     }
     mutating func encode(_ value: Int) throws {
-        start()
+        startValue()
         encoding.writer.write(value)
     }
     mutating func encode(_ value: Int8) throws { integer(value) }
@@ -274,19 +265,39 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { integer(value) }
 
     private mutating func integer(_ value: some BinaryInteger) {
-        start()
+        startValue()
         encoding.write(value)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        start()
+        startValue()
         try encoding.write(value, depth: depth)
+    }
+}
+
+private struct StreamUnkeyed: UnkeyedEncodingContainer, StreamValueContainer {
+    let encoding: StreamEncoding
+    /// The container's own depth.
+    let depth: Int
+    let identity: Int
+    private(set) var count = 0
+    var codingPath: [any CodingKey] { [] }
+
+    init(encoding: StreamEncoding, depth: Int, identity: Int) {
+        self.encoding = encoding
+        self.depth = depth
+        self.identity = identity
+    }
+
+    mutating func startValue() {
+        encoding.startElement(in: depth, of: identity)
+        count += 1
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        start()
+        startValue()
         let own = encoding.open(UInt8(ascii: "{"), UInt8(ascii: "}"), at: depth)
         return KeyedEncodingContainer(
             StreamKeyed<NestedKey>(encoding: encoding, depth: own.depth, identity: own.identity)
@@ -294,7 +305,7 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        start()
+        startValue()
         let own = encoding.open(UInt8(ascii: "["), UInt8(ascii: "]"), at: depth)
         return StreamUnkeyed(encoding: encoding, depth: own.depth, identity: own.identity)
     }
@@ -305,55 +316,11 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
     }
 }
 
-private struct StreamSingle: SingleValueEncodingContainer {
+private struct StreamSingle: SingleValueEncodingContainer, StreamValueContainer {
     let encoding: StreamEncoding
     /// The depth of the value.
     let depth: Int
     var codingPath: [any CodingKey] { [] }
 
-    private func start() { encoding.close(deeperThan: depth) }
-
-    mutating func encodeNil() throws {
-        start()
-        encoding.writer.writeNull()
-    }
-    mutating func encode(_ value: Bool) throws {
-        start()
-        encoding.writer.write(value)
-    }
-    mutating func encode(_ value: String) throws {
-        start()
-        encoding.writer.write(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        start()
-        try encoding.write(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        start()
-        try encoding.write(Double(value.description) ?? Double(value))
-    }
-    mutating func encode(_ value: Int) throws {
-        start()
-        encoding.writer.write(value)
-    }
-    mutating func encode(_ value: Int8) throws { integer(value) }
-    mutating func encode(_ value: Int16) throws { integer(value) }
-    mutating func encode(_ value: Int32) throws { integer(value) }
-    mutating func encode(_ value: Int64) throws { integer(value) }
-    mutating func encode(_ value: UInt) throws { integer(value) }
-    mutating func encode(_ value: UInt8) throws { integer(value) }
-    mutating func encode(_ value: UInt16) throws { integer(value) }
-    mutating func encode(_ value: UInt32) throws { integer(value) }
-    mutating func encode(_ value: UInt64) throws { integer(value) }
-
-    private func integer(_ value: some BinaryInteger) {
-        start()
-        encoding.write(value)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        start()
-        try encoding.write(value, depth: depth)
-    }
+    func startValue() { encoding.close(deeperThan: depth) }
 }
