@@ -44,10 +44,14 @@ extension AnchorBenchmarks {
             ratio("flowd/acknowledging relay", flowd.rate / acknowledging.rate, "goal ≥ 0.5")
             ratio("flowd/raw relay", flowd.rate / raw.rate, "goal ≥ 0.25")
             ratio("flowd durable/ephemeral, lean client", flowd.rate / ephemeral.rate, "goal ≥ 0.8")
-            if Self.pythonAvailable {
+            if Self.python != nil {
                 let python = try throughput(.python, transport, steppers: 1, steps: steps)
                 row("Python coordinator steps/s", python, "steps/s")
                 ratio("flowd/Python coordinator", flowd.rate / python.rate, "goal ≥ 10 (pyzmq, json)")
+            } else {
+                let missing =
+                    "(the Python coordinator: no python3 with pyzmq; scripts/bootstrap --bench installs python3-zmq)\n"
+                FileHandle.standardOutput.write(Data(missing.utf8))
             }
 
             let latencySteps = quick ? 2_000 : 10_000

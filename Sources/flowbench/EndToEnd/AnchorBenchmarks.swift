@@ -16,17 +16,24 @@ struct AnchorBenchmarks {
     /// The lean clients and relays, compiled by scripts/bench next to flowbench.
     static var available: Bool { RoleProcess.siblingExists("flowbench-anchor") }
 
-    /// Whether the Python coordinator can run (python3 with pyzmq).
-    static var pythonAvailable: Bool {
-        guard RoleProcess.siblingExists("flowbench-coordinator") else { return false }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import zmq"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+    /// The Python that runs the coordinator: Debian's (where `python3-zmq` installs pyzmq), else the first
+    /// `python3` on the path, whichever has pyzmq; `nil` when none has.
+    static let python: String? = {
+        guard RoleProcess.siblingExists("flowbench-coordinator") else { return nil }
+        let onPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map {
+            "\($0)/python3"
+        }
+        return (["/usr/bin/python3"] + onPath).first { candidate in
+            guard FileManager.default.isExecutableFile(atPath: candidate) else { return false }
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: candidate)
+            probe.arguments = ["-c", "import zmq"]
+            probe.standardError = FileHandle.nullDevice
+            guard (try? probe.run()) != nil else { return false }
+            probe.waitUntilExit()
+            return probe.terminationStatus == 0
+        }
+    }()
 
     /// What one server did under one load.
     struct Figures {
@@ -67,7 +74,11 @@ struct AnchorBenchmarks {
         case .acknowledgingRelay:
             process = try RoleProcess("flowbench-anchor", ["relay", endpoints.control, endpoints.events, "ack"])
         default:
-            process = try RoleProcess("flowbench-coordinator", [endpoints.control, endpoints.events])
+            guard let python = Self.python else { throw BenchFailure("no python3 with pyzmq for the coordinator") }
+            process = try RoleProcess(
+                python,
+                [RoleProcess.siblingPath("flowbench-coordinator"), endpoints.control, endpoints.events]
+            )
         }
         try process.expect("ready")
         if case .rawRelay = kind {

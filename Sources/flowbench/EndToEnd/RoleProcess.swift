@@ -19,9 +19,10 @@ final class RoleProcess {
     /// Starts `executable` (a sibling of flowbench) with `arguments`. Its standard output is read (or dropped when
     /// `quiet`); with `readErrors`, its standard error is read instead.
     init(_ executable: String, _ arguments: [String], quiet: Bool = false, readErrors: Bool = false) throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        process.executableURL = directory.appendingPathComponent(executable)
+        // A sibling of flowbench, or a program given by its absolute path (an interpreter).
+        process.executableURL =
+            executable.hasPrefix("/")
+            ? URL(fileURLWithPath: executable) : URL(fileURLWithPath: Self.siblingPath(executable))
         process.arguments = arguments
         process.standardInput = input
         if readErrors {
@@ -37,11 +38,15 @@ final class RoleProcess {
         stop()
     }
 
-    /// Whether `executable` is there next to flowbench (scripts/bench puts the anchors there).
+    /// The path of `executable` next to flowbench (scripts/bench puts the anchors there).
+    static func siblingPath(_ executable: String) -> String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent(executable).path
+    }
+
+    /// Whether `executable` is there next to flowbench.
     static func siblingExists(_ executable: String) -> Bool {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        return FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(executable).path)
+        FileManager.default.isExecutableFile(atPath: siblingPath(executable))
     }
 
     /// The next line the process prints (or `nil` at its end).
