@@ -76,14 +76,7 @@ public struct JSONObjectWriter: JSONMembers {
 
     public mutating func member(_ key: StaticString, integers: [Int]) {
         name(key)
-        writer.bytes.append(UInt8(ascii: "["))
-        var first = true
-        for value in integers {
-            if !first { writer.bytes.append(UInt8(ascii: ",")) }
-            first = false
-            writer.write(value)
-        }
-        writer.bytes.append(UInt8(ascii: "]"))
+        array(integers) { value, object in object.writer.write(value) }
     }
 
     public mutating func member<Element>(
@@ -92,18 +85,23 @@ public struct JSONObjectWriter: JSONMembers {
         _ write: (Element, inout JSONObjectWriter) -> Void
     ) {
         name(key)
+        array(elements) { element, object in
+            object.writer.bytes.append(UInt8(ascii: "{"))
+            object.empty = true
+            write(element, &object)
+            object.writer.bytes.append(UInt8(ascii: "}"))
+        }
+        empty = false
+    }
+
+    /// An array's text, each element written by `write`, commas between.
+    private mutating func array<Element>(_ elements: [Element], _ write: (Element, inout JSONObjectWriter) -> Void) {
         writer.bytes.append(UInt8(ascii: "["))
-        var first = true
-        for element in elements {
-            if !first { writer.bytes.append(UInt8(ascii: ",")) }
-            first = false
-            writer.bytes.append(UInt8(ascii: "{"))
-            empty = true
+        for (index, element) in elements.enumerated() {
+            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
             write(element, &self)
-            writer.bytes.append(UInt8(ascii: "}"))
         }
         writer.bytes.append(UInt8(ascii: "]"))
-        empty = false
     }
 
     /// A member whose value is already JSON text (a message's body, written once and used again): it is copied
