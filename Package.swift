@@ -47,7 +47,13 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "FlowStore", dependencies: ["CSQLite"]),
+        // PostgreSQL for a fleet of flowd instances, through libpq from Debian's libpq-dev: PostgreSQL's own client, blocking
+        // like the journal writer's thread that uses it, without postgres-nio's event loops and TLS stack to build.
+        .systemLibrary(
+            name: "CPostgreSQL",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "FlowStore", dependencies: ["CSQLite", "CPostgreSQL"]),
         // The version and the commit the binaries were built from (--version, WELCOME, the build-info metric).
         .target(name: "FlowBuildInfo", plugins: ["BuildInfoPlugin"]),
         .plugin(name: "BuildInfoPlugin", capability: .buildTool()),

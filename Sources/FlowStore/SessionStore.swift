@@ -10,7 +10,10 @@ public protocol SessionStore: AnyObject {
 
     /// Writes groups in one transaction, in order, atomically: all of them are stored, or (after a crash) none.
     /// Several groups written at once cost one transaction: that is how a writer that fell behind catches up.
-    func commit(_ groups: [StoreGroup]) throws(StoreError)
+    /// - Returns: the sessions this instance no longer owns (a fleet store: another instance took them over), whose
+    ///   rows were not written; always empty for a store of one flowd.
+    @discardableResult
+    func commit(_ groups: [StoreGroup]) throws(StoreError) -> [String]
 
     /// What the store holds and how fast it writes.
     var statistics: StoreStatistics { get }
@@ -18,7 +21,9 @@ public protocol SessionStore: AnyObject {
 
 extension SessionStore {
     /// Writes one group atomically: all of it is stored, or (after a crash) none of it.
-    public func commit(_ group: StoreGroup) throws(StoreError) {
+    /// - Returns: the sessions whose rows were not written, because this instance no longer owns them.
+    @discardableResult
+    public func commit(_ group: StoreGroup) throws(StoreError) -> [String] {
         try commit([group])
     }
 }

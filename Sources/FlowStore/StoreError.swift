@@ -15,6 +15,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unavailable = Code(rawValue: "unavailable")
         /// Another flowd holds the state directory.
         public static let locked = Code(rawValue: "locked")
+        /// The database refused a statement (a constraint, a conflict with another instance, a permission).
+        public static let rejected = Code(rawValue: "rejected")
+        /// This instance no longer owns what it wrote: another instance of the fleet took it over.
+        public static let fenced = Code(rawValue: "fenced")
         /// A stored record cannot be read back.
         public static let invalidRecord = Code(rawValue: "invalidRecord")
 
@@ -25,11 +29,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public let code: Code
     /// What happened and what to do.
     public let message: String
+    /// PostgreSQL's SQLSTATE, when the database refused a statement.
+    public let sqlState: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, sqlState: String? = nil) {
         self.code = code
         self.message = message
+        self.sqlState = sqlState
     }
 
     public var description: String { message }

@@ -150,8 +150,9 @@ public final class SQLiteStore: SessionStore {
         return state
     }
 
-    public func commit(_ groups: [StoreGroup]) throws(StoreError) {
-        guard groups.contains(where: { !$0.isEmpty }) else { return }
+    @discardableResult
+    public func commit(_ groups: [StoreGroup]) throws(StoreError) -> [String] {
+        guard groups.contains(where: { !$0.isEmpty }) else { return [] }
         let started = ContinuousClock.now
         try begin.run()
         do {
@@ -170,15 +171,8 @@ public final class SQLiteStore: SessionStore {
             counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
         }
         let elapsed = ContinuousClock.now - started
-        let microseconds = Int(
-            elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        )
-        counts.groups += groups.count
-        counts.transactions += 1
-        counts.lastWriteMicroseconds = microseconds
-        counts.maxWriteMicroseconds = max(counts.maxWriteMicroseconds, microseconds)
-        totalWriteMicroseconds += microseconds
-        counts.meanWriteMicroseconds = totalWriteMicroseconds / counts.transactions
+        counts.noteTransaction(of: groups, microseconds: elapsed.microseconds, total: &totalWriteMicroseconds)
+        return []
     }
 
     /// One group's rows, inside the open transaction.

@@ -1,0 +1,55 @@
+/// Keeps an instance's lease alive: ``renew()`` pushes its end `leaseMilliseconds` past the database's clock (one
+/// clock for the whole fleet), as long as the instance is still registered under its token.
+public final class PostgresLease {
+    private var connection: PostgresConnection?
+    private let url: String
+    /// The instance's name.
+    public let name: String
+    /// The fencing token it registered with.
+    public let token: Int64
+    /// How long a renewal lasts.
+    public let leaseMilliseconds: Int64
+
+    init(connection: PostgresConnection, url: String, name: String, token: Int64, leaseMilliseconds: Int64) {
+        self.connection = connection
+        self.url = url
+        self.name = name
+        self.token = token
+        self.leaseMilliseconds = leaseMilliseconds
+    }
+
+    /// What a renewal found.
+    public enum Renewal: Sendable, Hashable {
+        /// The lease runs for another `leaseMilliseconds`.
+        case renewed
+        /// Another flowd registered under this name since: this one is fenced off and must stop writing.
+        case fenced
+    }
+
+    /// Renews the lease once; a lost connection is opened again at the next call.
+    /// - Throws: ``StoreError`` `.unavailable` when the database cannot be reached now.
+    public func renew() throws(StoreError) -> Renewal {
+        let connection: PostgresConnection
+        if let open = self.connection {
+            connection = open
+        } else {
+            connection = try PostgresConnection(url: url)
+            self.connection = connection
+        }
+        do {
+            let renewed = try connection.run(
+                """
+                UPDATE flowbus_instances SET lease_until = clock_timestamp() + $3::int8 * interval '1 millisecond'
+                WHERE name = $1 AND token = $2
+                """,
+                [.text(name), .integer(token), .integer(leaseMilliseconds)]
+            )
+            return renewed.changed == 1 ? .renewed : .fenced
+        } catch {
+            if !connection.isConnected {
+                self.connection = nil
+            }
+            throw error
+        }
+    }
+}

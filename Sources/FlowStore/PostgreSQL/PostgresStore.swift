@@ -1,0 +1,361 @@
+import Foundation
+
+/// The fleet's store: one PostgreSQL database shared by several flowd instances, through libpq.
+///
+/// Each instance registers under its name when it loads ( ``load()`` ), which gives it a new fencing token and the
+/// sessions its name owned; from then on it writes only sessions whose row carries its token, checked in every
+/// transaction under a lock on its own row of `flowbus_instances` (another instance taking a session over locks the
+/// same row first, so the two never interleave). A lost connection is retried for ``retryWindow``: a transaction
+/// cut off by it is written again only if it did not commit (each transaction counts itself in the instance's row).
+public final class PostgresStore: FleetStore {
+    /// This instance.
+    public let instance: FleetInstance
+    /// How long a lost connection is retried before a call fails.
+    public let retryWindow: Duration
+    let url: String
+    let durability: Durability
+    var connection: PostgresConnection
+    /// The fencing token this instance registered with (0 before ``load()``).
+    public private(set) var token: Int64 = 0
+    /// Transactions this registration committed.
+    private var commits: Int64 = 0
+    private var counts = StoreStatistics()
+    private var totalWriteMicroseconds = 0
+    private var sizeMeasured: ContinuousClock.Instant?
+
+    /// Connects (retrying for `retryWindow` while the server cannot be reached), then creates or checks the tables.
+    /// - Throws: ``StoreError`` `.unavailable` when the server cannot be reached, `.newerFormat` or `.corrupted`
+    ///   for tables flowd must not use.
+    public init(
+        url: String,
+        instance: FleetInstance,
+        durability: Durability,
+        retryWindow: Duration = .seconds(60)
+    ) throws(StoreError) {
+        self.url = url
+        self.instance = instance
+        self.durability = durability
+        self.retryWindow = retryWindow
+        connection = try Self.connect(url, durability: durability, retryingFor: retryWindow)
+        try PostgresSchema.prepare(connection)
+        counts.location = connection.location
+        counts.durability = durability.rawValue
+    }
+
+    /// A connection set up for this store's durability, retried while the server cannot be reached.
+    static func connect(
+        _ url: String,
+        durability: Durability,
+        retryingFor window: Duration
+    ) throws(StoreError) -> PostgresConnection {
+        let deadline = ContinuousClock.now + window
+        while true {
+            do {
+                let connection = try PostgresConnection(url: url)
+                // What a commit waits for. `fsync`: the server's disk and its synchronous standbys (`on`). `os`: the
+                // server's own disk (`local`): a commit survives flowd and the server killed at any moment. `off`:
+                // nothing (`off`): a crash of the server may lose the last commits, never leaving the journal
+                // inconsistent.
+                let commit = ["fsync": "on", "os": "local", "off": "off"][durability.rawValue] ?? "on"
+                try connection.execute("SET synchronous_commit = \(commit); SET client_min_messages = warning")
+                return connection
+            } catch {
+                guard error.code == .unavailable, ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+    }
+
+    // MARK: Registering, and what this instance owns
+
+    /// Registers this instance (a new fencing token: a previous run under the same name can no longer write) and
+    /// returns what its name owns: the shared metadata, the snapshots and the journal entries after them.
+    public func load() throws(StoreError) -> StoredState {
+        try retrying { () throws(StoreError) -> StoredState in
+            try transaction { () throws(StoreError) -> StoredState in
+                token = try connection.run(
+                    """
+                    INSERT INTO flowbus_instances(name, token, control, events, lease_until, started_at)
+                    VALUES ($1, nextval('flowbus_tokens'), $2, $3,
+                            clock_timestamp() + $4::int8 * interval '1 millisecond', clock_timestamp())
+                    ON CONFLICT (name) DO UPDATE SET token = EXCLUDED.token, control = EXCLUDED.control,
+                        events = EXCLUDED.events, lease_until = EXCLUDED.lease_until,
+                        started_at = EXCLUDED.started_at, commits = 0
+                    RETURNING token
+                    """,
+                    [
+                        .text(instance.name), .text(instance.control.joined(separator: " ")),
+                        .text(instance.events.joined(separator: " ")), .integer(instance.leaseMilliseconds),
+                    ]
+                ).integer(0, 0)
+                commits = 0
+                try connection.run(
+                    "UPDATE flowbus_sessions SET token = $2 WHERE owner = $1",
+                    [.text(instance.name), .integer(token)]
+                )
+                let state = try owned(only: nil)
+                counts.snapshots = state.snapshots.count
+                counts.journalEntries = state.entries.count
+                return state
+            }
+        }
+    }
+
+    /// What this registration owns: every session, or `only` those.
+    func owned(only sessions: [String]?) throws(StoreError) -> StoredState {
+        var state = StoredState()
+        let metadata = try connection.run("SELECT key, value FROM flowbus_meta")
+        for row in 0..<metadata.count {
+            state.metadata[metadata.text(row, 0)] = metadata.text(row, 1)
+        }
+        var parameters: [PostgresParameter] = [.text(instance.name), .integer(token)]
+        var filter = ""
+        if let sessions {
+            parameters.append(.textArray(sessions))
+            filter = " AND s.session = ANY($3::text[])"
+        }
+        let snapshots = try connection.run(
+            """
+            SELECT s.session, s.snapshot FROM flowbus_sessions s
+            WHERE s.owner = $1 AND s.token = $2 AND s.snapshot IS NOT NULL\(filter) ORDER BY s.session
+            """,
+            parameters
+        )
+        for row in 0..<snapshots.count {
+            state.snapshots.append(SnapshotRecord(session: snapshots.text(row, 0), bytes: snapshots.bytes(row, 1)))
+        }
+        let entries = try connection.run(
+            """
+            SELECT j.session, j.entry FROM flowbus_journal j JOIN flowbus_sessions s ON s.session = j.session
+            WHERE s.owner = $1 AND s.token = $2\(filter) ORDER BY j.position
+            """,
+            parameters
+        )
+        for row in 0..<entries.count {
+            state.entries.append(JournalRecord(session: entries.text(row, 0), bytes: entries.bytes(row, 1)))
+        }
+        return state
+    }
+
+    // MARK: Writing
+
+    @discardableResult
+    public func commit(_ groups: [StoreGroup]) throws(StoreError) -> [String] {
+        guard groups.contains(where: { !$0.isEmpty }) else { return [] }
+        let started = ContinuousClock.now
+        let number = commits + 1
+        let lost = try retrying(
+            { () throws(StoreError) -> [String] in
+                try transaction { () throws(StoreError) -> [String] in try write(groups, number: number) }
+            },
+            // After a lost connection: the transaction may have committed before the connection went.
+            alreadyDone: { () throws(StoreError) -> [String]? in
+                let done = try self.connection.run(
+                    "SELECT commits FROM flowbus_instances WHERE name = $1 AND token = $2",
+                    [.text(self.instance.name), .integer(self.token)]
+                )
+                return done.count == 1 && done.integer(0, 0) >= number ? [] : nil
+            }
+        )
+        commits = number
+        let elapsed = ContinuousClock.now - started
+        counts.noteTransaction(of: groups, microseconds: elapsed.microseconds, total: &totalWriteMicroseconds)
+        return lost
+    }
+
+    /// The groups' rows for the sessions this registration still owns, inside the open transaction.
+    private func write(_ groups: [StoreGroup], number: Int64) throws(StoreError) -> [String] {
+        let registration = try connection.run(
+            "SELECT token FROM flowbus_instances WHERE name = $1 FOR UPDATE",
+            [.text(instance.name)]
+        )
+        guard registration.count == 1, registration.integer(0, 0) == token else {
+            throw StoreError(
+                .fenced,
+                "instance \(instance.name) was registered again by another flowd (its fencing token changed): this one must not write"
+            )
+        }
+        var touched = Set<String>()
+        for group in groups {
+            touched.formUnion(group.removed)
+            touched.formUnion(group.entries.lazy.map(\.session))
+            touched.formUnion(group.snapshots.lazy.map(\.session))
+        }
+        var owned = Set<String>()
+        if !touched.isEmpty {
+            let rows = try connection.run(
+                "SELECT session FROM flowbus_sessions WHERE session = ANY($1::text[]) AND token = $2",
+                [.textArray(touched), .integer(token)]
+            )
+            for row in 0..<rows.count {
+                owned.insert(rows.text(row, 0))
+            }
+        }
+        var ended = Set<String>()
+        for group in groups {
+            try write(group, owned: owned, ended: &ended)
+        }
+        if !ended.isEmpty {
+            // Ended and not started again: the session's row goes, and with it this instance's claim.
+            try connection.run(
+                """
+                DELETE FROM flowbus_sessions s WHERE s.session = ANY($1::text[]) AND s.token = $2
+                AND s.snapshot IS NULL AND NOT EXISTS (SELECT 1 FROM flowbus_journal j WHERE j.session = s.session)
+                """,
+                [.textArray(ended), .integer(token)]
+            )
+        }
+        try connection.run(
+            "UPDATE flowbus_instances SET commits = $2 WHERE name = $1",
+            [.text(instance.name), .integer(number)]
+        )
+        if groups.contains(where: { !$0.snapshots.isEmpty || !$0.removed.isEmpty }) {
+            counts.snapshots = Int(
+                try connection.run(
+                    "SELECT count(*)::int8 FROM flowbus_sessions WHERE token = $1 AND snapshot IS NOT NULL",
+                    [.integer(token)]
+                ).integer(0, 0)
+            )
+        }
+        return touched.subtracting(owned).sorted()
+    }
+
+    /// One group's rows, for the sessions in `owned`.
+    private func write(_ group: StoreGroup, owned: Set<String>, ended: inout Set<String>) throws(StoreError) {
+        let removed = group.removed.filter(owned.contains)
+        if !removed.isEmpty {
+            let cleared = try connection.run(
+                "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
+                [.textArray(removed)]
+            )
+            counts.journalEntries -= cleared.changed
+            try connection.run(
+                "UPDATE flowbus_sessions SET snapshot = NULL WHERE session = ANY($1::text[])",
+                [.textArray(removed)]
+            )
+            ended.formUnion(removed)
+        }
+        let entries = group.entries.filter { owned.contains($0.session) }
+        for start in stride(from: 0, to: entries.count, by: Self.rowsPerInsert) {
+            let chunk = entries[start..<min(start + Self.rowsPerInsert, entries.count)]
+            let values = (0..<chunk.count).map { "($\(2 * $0 + 1), $\(2 * $0 + 2)::bytea)" }.joined(separator: ", ")
+            try connection.run(
+                "INSERT INTO flowbus_journal(session, entry) VALUES \(values)",
+                chunk.flatMap { [PostgresParameter.text($0.session), .bytes($0.bytes)] }
+            )
+        }
+        counts.journalEntries += entries.count
+        let snapshots = group.snapshots.filter { owned.contains($0.session) }
+        for snapshot in snapshots {
+            try connection.run(
+                "UPDATE flowbus_sessions SET snapshot = $2::bytea WHERE session = $1",
+                [.text(snapshot.session), .bytes(snapshot.bytes)]
+            )
+        }
+        if !snapshots.isEmpty {
+            let cleared = try connection.run(
+                "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
+                [.textArray(snapshots.map(\.session))]
+            )
+            counts.journalEntries -= cleared.changed
+            counts.snapshotsWritten += snapshots.count
+        }
+        ended.subtract(entries.map(\.session))
+        ended.subtract(snapshots.map(\.session))
+        for (key, value) in group.metadata.sorted(by: { $0.key < $1.key }) {
+            // The clock only moves forward: every instance writes it, and the fleet's is the latest.
+            try connection.run(
+                """
+                INSERT INTO flowbus_meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value =
+                    CASE WHEN $1 = 'clock' AND flowbus_meta.value::int8 > EXCLUDED.value::int8
+                         THEN flowbus_meta.value ELSE EXCLUDED.value END
+                """,
+                [.text(key), .text(value)]
+            )
+        }
+    }
+
+    /// Rows in one INSERT: two parameters each, far below PostgreSQL's 65 535.
+    static let rowsPerInsert = 500
+
+    // MARK: Transactions and retries
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try connection.execute("BEGIN")
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            if connection.isConnected {
+                try? connection.execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// Runs `attempt`, again after a lost connection (reconnecting for ``retryWindow``) or a conflict the server
+    /// asks to retry (a deadlock, a serialization failure). After a lost connection, `alreadyDone` says whether
+    /// the cut attempt committed nonetheless, and with what.
+    func retrying<Result>(
+        _ attempt: () throws(StoreError) -> Result,
+        alreadyDone: (() throws(StoreError) -> Result?)? = nil
+    ) throws(StoreError) -> Result {
+        let deadline = ContinuousClock.now + retryWindow
+        while true {
+            do {
+                return try attempt()
+            } catch {
+                if error.sqlState == "40001" || error.sqlState == "40P01" {
+                    continue
+                }
+                guard error.code == .unavailable else { throw error }
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    throw StoreError(
+                        .unavailable,
+                        "\(error.message); still unreachable after \(retryWindow.components.seconds) s of retries"
+                    )
+                }
+                connection = try Self.connect(url, durability: durability, retryingFor: remaining)
+                if let alreadyDone, let result = try alreadyDone() {
+                    return result
+                }
+            }
+        }
+    }
+
+    // MARK: Statistics
+
+    public var statistics: StoreStatistics {
+        let now = ContinuousClock.now
+        if sizeMeasured.map({ now - $0 >= .seconds(5) }) ?? true {
+            sizeMeasured = now
+            let size = try? connection.run(
+                "SELECT (pg_total_relation_size('flowbus_journal') + pg_total_relation_size('flowbus_sessions'))::int8"
+            )
+            counts.bytes = size.map { $0.integer(0, 0) } ?? counts.bytes
+        }
+        return counts
+    }
+}
+
+extension Duration {
+    /// The duration in whole microseconds.
+    var microseconds: Int {
+        Int(components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000)
+    }
+}
+
+extension StoreStatistics {
+    /// Counts a transaction of `groups` that took `microseconds`.
+    mutating func noteTransaction(of groups: [StoreGroup], microseconds: Int, total: inout Int) {
+        self.groups += groups.count
+        transactions += 1
+        lastWriteMicroseconds = microseconds
+        maxWriteMicroseconds = max(maxWriteMicroseconds, microseconds)
+        total += microseconds
+        meanWriteMicroseconds = total / transactions
+    }
+}
