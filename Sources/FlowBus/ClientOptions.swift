@@ -7,6 +7,9 @@ import ZeroMQ
 public struct ClientOptions: Sendable {
     /// Where flowd listens.
     public var endpoints: Endpoints
+    /// Other instances of a fleet of flowd, tried in order after ``endpoints`` when the one in use does not answer.
+    /// Any instance will do: one that does not serve the client's session sends it to the one that does (REDIRECT).
+    public var alternateEndpoints: [Endpoints]
     /// The connection id, unique on the daemon (a restarted process with the same id takes its place). `nil`:
     /// `<session>/<name>`.
     public var id: String?
@@ -29,6 +32,7 @@ public struct ClientOptions: Sendable {
     /// Options with flowd's defaults, changed by the arguments given.
     public init(
         endpoints: Endpoints = .defaultIPC(),
+        alternateEndpoints: [Endpoints] = [],
         id: String? = nil,
         curve: ClientCurve? = nil,
         connectTimeout: Duration = .seconds(5),
@@ -38,6 +42,7 @@ public struct ClientOptions: Sendable {
         logger: Logger = Logger(label: "flowbus.client", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.endpoints = endpoints
+        self.alternateEndpoints = alternateEndpoints
         self.id = id
         self.curve = curve
         self.connectTimeout = connectTimeout
@@ -46,6 +51,11 @@ public struct ClientOptions: Sendable {
         self.reconnectIntervalMax = reconnectIntervalMax
         self.logger = logger
     }
+}
+
+extension ClientOptions {
+    /// Every instance to try, in order: ``endpoints`` first.
+    var endpointCandidates: [Endpoints] { [endpoints] + alternateEndpoints }
 }
 
 /// A client's CURVE keys and the daemon's public key.

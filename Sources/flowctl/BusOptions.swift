@@ -8,13 +8,13 @@ import ZeroMQ
 struct BusOptions: ParsableArguments {
     @Option(
         help:
-            "flowd's control endpoint. Default: $FLOWBUS_CONTROL, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5860."
+            "flowd's control endpoint; for a fleet, its instances' endpoints separated by commas (tried in order). Default: $FLOWBUS_CONTROL, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5860."
     )
     var control: String?
 
     @Option(
         help:
-            "flowd's events endpoint. Default: $FLOWBUS_EVENTS, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5861."
+            "flowd's events endpoint; for a fleet, one per control endpoint, in the same order. Default: $FLOWBUS_EVENTS, else flowd's ipc endpoint in the runtime directory or in /run/flowbus when its socket is there, else tcp://127.0.0.1:5861."
     )
     var events: String?
 
@@ -56,21 +56,41 @@ struct BusOptions: ParsableArguments {
     /// (in the user's runtime directory, then the package's `/run/flowbus`) when their socket file is there (or when
     /// it is there but not writable: the error then says so), else its default tcp endpoints.
     var endpoints: Endpoints {
+        endpointList.first ?? Endpoints.defaultTCP
+    }
+
+    /// Every instance given (a fleet: comma-separated lists), the first first; one when the lists do not pair up
+    /// (``validate()`` says so).
+    var endpointList: [Endpoints] {
         let given = (setting(control, "FLOWBUS_CONTROL"), setting(events, "FLOWBUS_EVENTS"))
+        if let control = given.0, let events = given.1, control.contains(",") || events.contains(","),
+            let list = Endpoints.list(control: control, events: events)
+        {
+            return list
+        }
         // The user's runtime directory, then the package's (/run/flowbus), then tcp.
         let candidates = [Endpoints.defaultIPC(), Endpoints.packagedIPC]
         let fallback =
             candidates.first { ipc in
                 IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
             } ?? Endpoints.defaultTCP
-        return Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)
+        return [Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)]
     }
 
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--connect-timeout must be positive, not \(timeout)")
         }
-        for endpoint in [endpoints.control, endpoints.events] where !endpoint.contains("://") {
+        let given = (setting(control, "FLOWBUS_CONTROL"), setting(events, "FLOWBUS_EVENTS"))
+        if given.0?.contains(",") == true || given.1?.contains(",") == true {
+            guard let control = given.0, let events = given.1, Endpoints.list(control: control, events: events) != nil
+            else {
+                throw ValidationError(
+                    "a fleet's endpoints pair up: give as many control endpoints as events endpoints, separated by commas (--control, --events, FLOWBUS_CONTROL, FLOWBUS_EVENTS)"
+                )
+            }
+        }
+        for endpoint in endpointList.flatMap({ [$0.control, $0.events] }) where !endpoint.contains("://") {
             throw ValidationError(
                 "'\(endpoint)' is not an endpoint (--control, --events, FLOWBUS_CONTROL, FLOWBUS_EVENTS); write tcp://HOST:PORT or ipc:///PATH"
             )
@@ -97,7 +117,11 @@ struct BusOptions: ParsableArguments {
     }
 
     var clientOptions: ClientOptions {
-        var options = ClientOptions(endpoints: endpoints, connectTimeout: .milliseconds(timeout))
+        var options = ClientOptions(
+            endpoints: endpoints,
+            alternateEndpoints: Array(endpointList.dropFirst()),
+            connectTimeout: .milliseconds(timeout)
+        )
         options.curve = try? curve()
         options.id = id
         return options

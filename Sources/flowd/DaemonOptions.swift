@@ -133,6 +133,41 @@ struct DaemonOptions: ParsableArguments {
     )
     var stateDir: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Where sessions are kept: sqlite (the state directory, the default) or, for a fleet of flowd instances, a PostgreSQL database they share, as postgres://USER:PASSWORD@HOST/DATABASE (FLOWD_STORE keeps the password off the command line).",
+            valueName: "sqlite|url"
+        )
+    )
+    var store: String?
+
+    @Option(
+        help:
+            "This instance's name in its fleet: unique, and the same across its restarts. Default: $HOSTNAME, else the host name."
+    )
+    var instance: String?
+
+    @Option(
+        help:
+            "How long this instance's lease in its fleet lasts without renewal (renewed every third): when it dies, its sessions move to the others after about this long. Default: 5s."
+    )
+    var lease: String?
+
+    @Option(
+        name: .customLong("advertise-control"),
+        parsing: .singleValue,
+        help:
+            "A control endpoint the fleet's clients are sent to for this instance (repeat for several; pairs with --advertise-events). Default: the tcp control endpoints, * made the host name."
+    )
+    var advertiseControl: [String] = []
+
+    @Option(
+        name: .customLong("advertise-events"),
+        parsing: .singleValue,
+        help: "An events endpoint the fleet's clients are sent to for this instance (repeat for several)."
+    )
+    var advertiseEvents: [String] = []
+
     @Flag(help: "Keep sessions in memory only (the same as --state-dir none): a restart loses them.")
     var ephemeral = false
 
@@ -202,12 +237,14 @@ struct DaemonOptions: ParsableArguments {
             (.ipcMode, ipcMode), (.ipcGroup, ipcGroup), (.curveSecretKey, curveSecretKey),
             (.curveSecretKeyFile, curveSecretKeyFile), (.metrics, metrics), (.logFormat, logFormat?.rawValue),
             (.logLevel, logLevel?.rawValue), (.durability, durability?.rawValue), (.stateDir, stateDir),
-            (.idleSessionExpiry, idleSessionExpiry),
+            (.idleSessionExpiry, idleSessionExpiry), (.store, store), (.instance, instance), (.lease, lease),
             (.snapshotInterval, snapshotInterval),
         ]
         for (setting, text) in texts {
             set(setting, text.map(SettingValue.text))
         }
+        set(.advertiseControl, advertiseControl.isEmpty ? nil : .texts(advertiseControl))
+        set(.advertiseEvents, advertiseEvents.isEmpty ? nil : .texts(advertiseEvents))
         if ephemeral {
             settings.set(.stateDir, .text("none"), from: .commandLine(flag: "--ephemeral"))
         }
@@ -234,6 +271,9 @@ struct DaemonOptions: ParsableArguments {
             } catch {
                 throw ValidationError("--authorize: \(error)")
             }
+        }
+        if ephemeral, let store, store != "sqlite" {
+            throw ValidationError("--ephemeral and --store \(store.prefix(12))... contradict each other; give one")
         }
         if ephemeral, let stateDir, stateDir != "none" {
             throw ValidationError("--ephemeral and --state-dir \(stateDir) contradict each other; give one")

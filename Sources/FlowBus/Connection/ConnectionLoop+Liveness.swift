@@ -47,8 +47,8 @@ extension ConnectionLoop {
                 with: .failure(
                     FlowBusError(
                         .unreachable,
-                        "flowd did not answer at \(setup.options.endpoints.control) within \(setup.options.connectTimeout); "
-                            + (handshakeProblem ?? IPCAccess.problem(with: setup.options.endpoints.control)
+                        "flowd did not answer at \(setup.options.endpointCandidates.map(\.control).joined(separator: ", ")) within \(setup.options.connectTimeout); "
+                            + (handshakeProblem ?? IPCAccess.problem(with: target.control)
                                 ?? "is it running?")
                     )
                 )
@@ -66,6 +66,20 @@ extension ConnectionLoop {
             guard now >= answer.deadline else { return false }
             answer.reply.resume(with: .failure(late))
             return true
+        }
+        let candidates = setup.options.endpointCandidates
+        // Several instances (a fleet), or one that sent the client elsewhere: the one tried does not answer, the
+        // next is tried (from an instance a REDIRECT named: the one that sent it there).
+        if !registered, candidates.count > 1 || target != candidates[candidateIndex], let since = unregisteredSince,
+            now - since >= failoverDelay
+        {
+            if target == candidates[candidateIndex] {
+                candidateIndex = (candidateIndex + 1) % candidates.count
+            }
+            target = candidates[candidateIndex]
+            setup.options.logger.info("flowd did not answer; trying the instance at \(target.control)")
+            replaceSockets()
+            return
         }
         if registered {
             if now - lastHeard > heartbeatTimeout {
@@ -111,14 +125,36 @@ extension ConnectionLoop {
         }
     }
 
+    /// How long a client with several instances to try waits for the one it tries before it tries the next.
+    var failoverDelay: Duration {
+        max(.milliseconds(500), setup.options.reconnectInterval * 5)
+    }
+
+    /// Sent to the instance of a fleet that serves the session: connect there and say HELLO again.
+    func redirected(_ redirect: Redirect) {
+        // The endpoints of the transport the client uses now, if the instance has one (ipc on one machine, tcp
+        // across machines); else its first.
+        let scheme = target.control.prefix { $0 != ":" }
+        let pairs = zip(redirect.control, redirect.events).map { Endpoints(control: $0, events: $1) }
+        guard let next = pairs.first(where: { $0.control.hasPrefix(scheme + ":") }) ?? pairs.first else {
+            setup.options.logger.info("flowd sent this client to instance \(redirect.instance), which has no endpoints")
+            return
+        }
+        setup.options.logger.info(
+            "session \(redirect.session) is served by instance \(redirect.instance): connecting to \(next.control)"
+        )
+        target = next
+        replaceSockets()
+    }
+
     /// How many HELLOs go unanswered on one connection before the client opens a new one.
     static let hellosBeforeNewConnection = 4
 
     /// New sockets with the same routing id: flowd hands the id over to the new DEALER.
     func replaceSockets() {
         do {
-            (dealer, monitor) = try Self.makeDealer(setup, context: context)
-            if let (subscriber, monitor) = try Self.makeSubscriber(setup, context: context) {
+            (dealer, monitor) = try Self.makeDealer(setup, to: target, context: context)
+            if let (subscriber, monitor) = try Self.makeSubscriber(setup, to: target, context: context) {
                 self.subscriber = subscriber
                 subscriberMonitor = monitor
             }
@@ -132,8 +168,10 @@ extension ConnectionLoop {
         subscriptionLive = false
         lastSubscribed = clock.now
         helloSentAt = nil
+        helloID = nil
         unansweredHellos = 0
         lastHeard = clock.now
+        unregisteredSince = clock.now
         rebuildPoller()
     }
 

@@ -12,6 +12,11 @@ extension ConnectionLoop {
                 helloID = nil
                 welcomed(welcome)
             }
+        case .redirect(let redirect):
+            if envelope.header.correlation == helloID {
+                helloID = nil
+                redirected(redirect)
+            }
         case .stepAck(let ack):
             acknowledged(ack)
         case .error(let error):
@@ -34,6 +39,7 @@ extension ConnectionLoop {
     private func welcomed(_ welcome: Welcome) {
         let first = startup != nil
         registered = true
+        unregisteredSince = nil
         helloSentAt = nil
         unansweredHellos = 0
         helloRetry = setup.options.reconnectInterval * 2

@@ -41,6 +41,13 @@ final class ConnectionLoop {
 
     var dealer: Socket
     var monitor: SocketMonitor
+    /// The instance the sockets connect to: one of the options' candidates, or the one a REDIRECT named.
+    var target: Endpoints
+    /// Which of the options' candidates was tried last.
+    var candidateIndex = 0
+    /// Since when the client has not been registered (connecting, or after losing its connection): past
+    /// ``failoverDelay``, it tries the next candidate.
+    var unregisteredSince: ContinuousClock.Instant?
     /// Why the last handshake with flowd failed, if one did: said when flowd does not answer.
     var handshakeProblem: String?
     var subscriber: Socket?
@@ -122,10 +129,12 @@ final class ConnectionLoop {
         lastSubscribed = now
         nextOverdueCheck = now
         helloRetry = setup.options.reconnectInterval * 2
+        target = setup.options.endpoints
+        unregisteredSince = now
         do {
             context = try BusConnection.context.get()
-            (dealer, monitor) = try Self.makeDealer(setup, context: context)
-            if let (subscriber, monitor) = try Self.makeSubscriber(setup, context: context) {
+            (dealer, monitor) = try Self.makeDealer(setup, to: target, context: context)
+            if let (subscriber, monitor) = try Self.makeSubscriber(setup, to: target, context: context) {
                 self.subscriber = subscriber
                 subscriberMonitor = monitor
             }
@@ -137,19 +146,24 @@ final class ConnectionLoop {
         rebuildPoller()
     }
 
-    static func makeDealer(_ setup: ConnectionSetup, context: Context) throws(ZeroMQError) -> (Socket, SocketMonitor) {
+    static func makeDealer(
+        _ setup: ConnectionSetup,
+        to target: Endpoints,
+        context: Context
+    ) throws(ZeroMQError) -> (Socket, SocketMonitor) {
         // A short linger lets BYE leave when the client closes.
         let dealer = try Socket(.dealer, context: context, linger: .milliseconds(200))
         try dealer.setOption(.routingID, Array(setup.id.utf8))
         try configure(dealer, setup)
         let monitor = try dealer.monitor()
-        try dealer.connect(setup.options.endpoints.control)
+        try dealer.connect(target.control)
         return (dealer, monitor)
     }
 
     /// A presenter's SUB, subscribed to its commands (and nothing for other roles).
     static func makeSubscriber(
         _ setup: ConnectionSetup,
+        to target: Endpoints,
         context: Context
     ) throws(ZeroMQError) -> (Socket, SocketMonitor)? {
         guard setup.role == .presenter, let session = setup.session else { return nil }
@@ -157,7 +171,7 @@ final class ConnectionLoop {
         try configure(subscriber, setup)
         try subscriber.subscribe("cmd/\(session)/\(setup.name)")
         let monitor = try subscriber.monitor()
-        try subscriber.connect(setup.options.endpoints.events)
+        try subscriber.connect(target.events)
         return (subscriber, monitor)
     }
 
@@ -263,6 +277,7 @@ final class ConnectionLoop {
                 setup.options.logger.info("lost the connection to flowd at \(event.endpoint); reconnecting")
                 connected = false
                 registered = false
+                unregisteredSince = unregisteredSince ?? clock.now
             default:
                 break
             }

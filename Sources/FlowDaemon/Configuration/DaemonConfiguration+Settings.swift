@@ -90,7 +90,8 @@ extension DaemonConfiguration {
         }
         let stateDir = settings.text(.stateDir) ?? StateDirectory.defaultPath(environment: environment)
         stateDirectory = stateDir == "none" ? nil : stateDir
-        if stateDirectory == nil, settings[.durability] != nil {
+        try readFleet(settings, environment: environment)
+        if stateDirectory == nil, fleet == nil, settings[.durability] != nil {
             throw ConfigurationError(
                 "\(settings.naming(.durability)) means nothing with \(settings.naming(.stateDir)) none: nothing is written"
             )

@@ -63,6 +63,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Where the sessions are kept (the journal and snapshots, `flowd.db`); `nil` keeps them in memory only
     /// (`--ephemeral`): a restart then loses them.
     public var stateDirectory: String?
+    /// A fleet's store and this instance's place in it; `nil` for a flowd of its own (the state directory).
+    public var fleet: FleetConfiguration?
     /// What an acknowledgement waits for.
     public var durability = Durability.os
     /// A session's snapshot is written once this many journal entries follow the last one (and they take 8 times as
@@ -77,7 +79,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var dropSessionsWithMissingFlows = false
 
     /// Whether the sessions are kept in a store.
-    public var durable: Bool { stateDirectory != nil }
+    public var durable: Bool { stateDirectory != nil || fleet != nil }
 
     /// A configuration with these endpoints and flows.
     public init(controlEndpoints: [String], eventsEndpoints: [String], flowsFile: String) {

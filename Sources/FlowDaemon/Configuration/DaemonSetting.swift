@@ -120,6 +120,16 @@ extension DaemonSetting {
     )
     /// Where sessions are kept; `none` for memory only.
     public static let stateDir = DaemonSetting("stateDir", .text)
+    /// A fleet's PostgreSQL database (`postgres://...`), shared by its instances, instead of the state directory.
+    public static let store = DaemonSetting("store", .text)
+    /// This instance's name in its fleet.
+    public static let instance = DaemonSetting("instance", .text)
+    /// How long an instance's lease lasts without renewal: its sessions move after it.
+    public static let lease = DaemonSetting("lease", .duration)
+    /// The control endpoints the fleet's clients are sent to for this instance.
+    public static let advertiseControl = DaemonSetting("advertiseControl", .endpoints)
+    /// The events endpoints the fleet's clients are sent to for this instance.
+    public static let advertiseEvents = DaemonSetting("advertiseEvents", .endpoints)
     /// What an acknowledgement waits for: os, fsync or off.
     public static let durability = DaemonSetting("durability", .choice(["os", "fsync", "off"]))
     /// How long a session no peer touches is kept.
@@ -144,7 +154,8 @@ extension DaemonSetting {
         flows, control, events, tcp, heartbeatInterval, heartbeatTimeout, maxMessageSize, guardTimeout, deepLinkWait,
         peerMessageRate, peerByteRate, maxSessions, sessionsPerPeerPerMinute, maxPresentables, maxSessionDataBytes,
         maxSteppersPerSession, sendQueueLimit, ipcMode, ipcGroup, inspectionDelay, curveSecretKey, curveSecretKeyFile,
-        authorizedKeys, stateDir, durability, idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, logFormat,
+        authorizedKeys, stateDir, store, instance, lease, advertiseControl, advertiseEvents, durability,
+        idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, logFormat,
         logLevel,
     ]
 

@@ -37,7 +37,12 @@ public struct EffectiveConfiguration: Sendable {
         case .snapshotEvery: return .number(c.snapshotEvery)
         case .snapshotInterval: return .duration(c.snapshotInterval)
         case .idleSessionExpiry: return .duration(c.idleSessionExpiry ?? .zero)
-        case .stateDir: return .text(c.stateDirectory ?? "none")
+        case .stateDir: return c.fleet == nil ? .text(c.stateDirectory ?? "none") : nil
+        case .store: return .text(c.fleet?.redactedStoreURL ?? "sqlite")
+        case .instance: return c.fleet.map { .text($0.instance) }
+        case .lease: return c.fleet.map { .duration($0.lease) }
+        case .advertiseControl: return c.fleet.map { .texts($0.advertisedControl) }
+        case .advertiseEvents: return c.fleet.map { .texts($0.advertisedEvents) }
         case .durability: return .text(c.durability.rawValue)
         case .logFormat: return .text(c.logFormat.rawValue)
         case .logLevel: return .text(c.logLevel.rawValue)

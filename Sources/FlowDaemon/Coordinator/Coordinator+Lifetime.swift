@@ -20,6 +20,8 @@ extension Coordinator {
         if journal.isEnabled {
             journal.remove(session)
         }
+        // Its row goes with the turn's group: a HELLO naming it again asks the fleet's store after that.
+        fleet?.owned.remove(session)
     }
 
     /// Ends the sessions no peer has touched for ``DaemonConfiguration/idleSessionExpiry``: no peer registered in

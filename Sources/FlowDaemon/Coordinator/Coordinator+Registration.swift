@@ -68,6 +68,10 @@ extension Coordinator {
             reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
             return
         }
+        // An instance of a fleet serves the sessions it owns: for another, the fleet's store says where it is served.
+        if let session, parksHello(hello, session: session, peer: peer, userID: userID, correlation: correlation) {
+            return
+        }
         var created = false
         // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing).
         if let session, hello.role == .stepper || hello.role == .presenter, !engine.hasSession(session) {

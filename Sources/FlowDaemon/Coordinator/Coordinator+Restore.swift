@@ -92,7 +92,7 @@ extension Coordinator {
     }
 
     /// Brings back one session from its record, exactly.
-    private mutating func resume(_ record: SessionRecord) throws {
+    mutating func resume(_ record: SessionRecord) throws {
         let session = record.engine.session
         try engine.resume(record.engine)
         commandSequences[session] = Dictionary(

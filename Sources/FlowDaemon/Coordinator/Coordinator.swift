@@ -74,6 +74,8 @@ public struct Coordinator: Sendable {
     public var storeStatistics: StoreStatistics?
     /// Groups handed to the journal writer and not yet written, as the server last saw.
     public var groupsWaiting = 0
+    /// What an instance of a fleet knows of the fleet; `nil` for a flowd of its own.
+    var fleet: FleetState?
     /// When ``tick(now:)`` last ran: it runs at least every half heartbeat interval, however busy the daemon is.
     var lastTick: Int64 = 0
     let logger: Logger
@@ -275,7 +277,8 @@ public struct Coordinator: Sendable {
             sessionData(data, from: registered, header: header)
         case .guardAnswer(let answer):
             guardAnswer(answer, from: registered, header: header)
-        case .hello, .welcome, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .error, .event, .events:
+        case .hello, .welcome, .redirect, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .error, .event,
+            .events:
             reply(
                 to: peer,
                 correlation: header.id,

@@ -22,6 +22,12 @@ public struct Counters: Sendable, Hashable, Codable {
     public var peersLost = 0
     /// Sessions brought back from the store when flowd started.
     public var sessionsRestored = 0
+    /// Sessions this instance of a fleet took over from instances whose lease expired.
+    public var sessionsAdopted = 0
+    /// Sessions this instance of a fleet lost to another (it was paused past its lease).
+    public var sessionsLost = 0
+    /// HELLOs sent to the instance of the fleet that serves their session.
+    public var redirects = 0
     /// Sessions ended because no peer touched them for the idle expiry.
     public var sessionsExpired = 0
     /// Bounds hit, by bound: `sessions`, `sessionsPerPeer`, `messageRate`, `byteRate`, `replyQueue` (a peer that

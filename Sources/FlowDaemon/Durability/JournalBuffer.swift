@@ -66,6 +66,17 @@ struct JournalBuffer: Sendable {
         snapshotSizes[session] = bytes
     }
 
+    /// A session another instance of the fleet serves now: nothing more of it is written here, and what was
+    /// stays (it is the other instance's now).
+    mutating func forget(_ session: SessionID) {
+        let name = session.rawValue
+        entries.removeAll { $0.session == name }
+        snapshotDue.remove(session)
+        tails[session] = nil
+        snapshotSizes[session] = nil
+        removed.remove(session)
+    }
+
     /// A session ended: nothing of it is to be written, and what was is to go.
     mutating func remove(_ session: SessionID) {
         let name = session.rawValue

@@ -61,6 +61,12 @@ public final class DaemonHealth: Sendable {
         return .unhealthy("the event loop has not turned for \(tenths / 10).\(tenths % 10) s")
     }
 
+    /// Whether the loop turned within `duration` (or has not started yet).
+    public func turned(within duration: Duration) -> Bool {
+        guard let last = state.withLock({ $0.lastTick }) else { return true }
+        return ContinuousClock.now - last <= duration
+    }
+
     /// Readiness: ready for clients: the endpoints bound, the sessions restored, not stopping, and alive.
     public var readiness: Verdict {
         let state = state.withLock { $0 }

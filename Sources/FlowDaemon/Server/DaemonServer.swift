@@ -33,6 +33,8 @@ public final class DaemonServer: Sendable {
     private let allowedKeys = AllowedKeys()
     /// Set by ``stop()``: the loop stops at its next turn, or before it starts (a stop asked during the restore).
     private let stopRequested = Mutex(false)
+    /// Why an instance of a fleet must stop: another flowd registered under its name.
+    private let fencedOff = Mutex<String?>(nil)
     /// Where the loop's figures go at every tick, and the steps' decision times; `nil` without `--metrics`.
     private let metrics: DaemonMetrics?
     /// What the loop says of its health (ticks, ready, stopping).
@@ -89,6 +91,15 @@ public final class DaemonServer: Sendable {
             writer: writer,
             logger: logger
         )
+
+        let leaseKeeper = daemon.lease.take().map { lease in
+            FleetLeaseKeeper(lease: lease, health: health, logger: logger) { [self] reason in
+                logger.critical("\(reason)")
+                fencedOff.withLock { $0 = reason }
+                stop()
+            }
+        }
+        defer { leaseKeeper?.stop() }
 
         let router = try Socket(.router, context: context)
         // A new connection under a connected peer's id takes it over (a restarted process), but with CURVE that
@@ -217,6 +228,7 @@ public final class DaemonServer: Sendable {
         let gathers = daemon.durable && configuration.durability != .off
         var unread: [String: Int] = [:]
         var lastTrim = clock.now
+        var lastFleetLook = clock.now
         loop: while !stopRequested.withLock({ $0 }) {
             let wakeUp = min(
                 daemon.coordinator.nextWakeUp(),
@@ -297,7 +309,21 @@ public final class DaemonServer: Sendable {
                 case writtenIndex:
                     writer.written.drain()
                     noteWriterProgress(&daemon.coordinator)
-                    unread.merge(deliver(try delivery.released(), router, events), uniquingKeysWith: +)
+                    var released = try delivery.released()
+                    // An instance of a fleet that was away past its lease: what concerns the sessions it lost was
+                    // not written, and never leaves.
+                    let lost = writer.takeLostSessions()
+                    if !lost.isEmpty {
+                        let concerned = { (message: Outgoing) in message.session.map(lost.contains) ?? false }
+                        released.removeAll(where: concerned)
+                        outgoing.removeAll(where: concerned)
+                        delivery.dropConcerning(lost)
+                        outgoing += daemon.coordinator.forgetLost(lost)
+                    }
+                    unread.merge(deliver(released, router, events), uniquingKeysWith: +)
+                    for answer in writer.takeAnswers() {
+                        outgoing += fleetAnswered(answer, &daemon.coordinator)
+                    }
                 case controlIndex:
                     control.drain()
                     if stopRequested.withLock({ $0 }) {
@@ -328,6 +354,12 @@ public final class DaemonServer: Sendable {
                     }
                 }
                 noteWriterProgress(&daemon.coordinator)
+                // An instance of a fleet looks for dead instances' sessions to take over, and at the fleet.
+                if let fleet = configuration.fleet, clock.now - lastFleetLook >= fleet.lease.milliseconds / 2 {
+                    lastFleetLook = clock.now
+                    writer.ask(.adoptOrphans(limit: Self.adoptedPerLook))
+                    writer.ask(.members)
+                }
                 health.ticked()
                 metrics?.publish(
                     daemon.coordinator.figures,
@@ -346,6 +378,10 @@ public final class DaemonServer: Sendable {
                 uniquingKeysWith: +
             )
             outgoing.removeAll(keepingCapacity: true)
+            // After the turn's group: a session that ended in this turn is free in the store when asked about.
+            for session in daemon.coordinator.takeSessionsToLocate() {
+                writer.ask(.locate(session.rawValue))
+            }
             // The watchdog hears from the loop itself: a loop that is stuck stops it.
             notifier.tick(now: clock.now) { status(daemon.coordinator) }
         }
@@ -360,7 +396,39 @@ public final class DaemonServer: Sendable {
             logger.critical("cannot write the sessions at exit, the last answers are not sent: \(error)")
             throw error
         }
+        if let reason = fencedOff.withLock({ $0 }) {
+            throw DaemonError(reason)
+        }
         logger.info("flowd stopped")
+    }
+
+    /// The sessions an instance of a fleet takes over from dead instances at each look, at most.
+    static let adoptedPerLook = 1000
+
+    /// Applies what a fleet's store answered; returns what it sends.
+    private func fleetAnswered(_ answer: FleetAnswer, _ coordinator: inout Coordinator) -> [Outgoing] {
+        switch answer {
+        case .located(let session, let placement):
+            return coordinator.located(SessionID(session), placement)
+        case .adopted(.success(let stored)):
+            guard !stored.snapshots.isEmpty || !stored.entries.isEmpty else { return [] }
+            let (sessions, output) = coordinator.adoptOrphans(stored)
+            if !sessions.isEmpty {
+                logger.info(
+                    "took over \(sessions.count) session\(sessions.count == 1 ? "" : "s") of instances whose lease expired"
+                )
+            }
+            return output
+        case .adopted(.failure(let error)):
+            logger.warning("cannot look for sessions of dead instances: \(error)")
+            return []
+        case .members(.success(let members)):
+            coordinator.noteMembers(members)
+            return []
+        case .members(.failure(let error)):
+            logger.debug("cannot read the fleet's instances: \(error)")
+            return []
+        }
     }
 
     /// Counts the handshakes the gate refused since the last call: at the cap, and of banned peers.

@@ -14,6 +14,8 @@ struct DaemonState {
     let directory: StateDirectory?
     /// What the restart itself has to send (guard questions asked again).
     var pendingOutput: [Outgoing] = []
+    /// An instance of a fleet: its lease, renewed on a connection of its own.
+    var lease: PostgresLease?
 
     /// Opens the state: takes the state directory, reads the store, replays it with the flows it was written with,
     /// then moves on to the current flows; writes the result, and hands the store to `writer`.
@@ -25,6 +27,15 @@ struct DaemonState {
         writer: JournalWriter,
         logger: Logger
     ) throws -> DaemonState {
+        if let fleet = configuration.fleet {
+            return try openFleet(
+                fleet,
+                configuration: configuration,
+                specification: specification,
+                writer: writer,
+                logger: logger
+            )
+        }
         guard let path = configuration.stateDirectory else {
             let clock = DaemonClock(continuingFrom: DaemonClock.wallNow)
             var coordinator = Coordinator(
@@ -39,15 +50,65 @@ struct DaemonState {
             logger.info("flowd keeps its sessions in memory only (--ephemeral): a restart loses them")
             return DaemonState(coordinator: coordinator, clock: clock, durable: false, directory: nil)
         }
-        let started = ContinuousClock.now
         let directory = try StateDirectory(path: path, owner: owner)
         let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
+        let state = try restore(
+            from: store,
+            at: directory.databasePath,
+            configuration: configuration,
+            specification: specification,
+            directory: directory,
+            logger: logger
+        )
+        writer.attach(store)
+        return state
+    }
+
+    /// Opens an instance of a fleet: registers it in the fleet's database (a new fencing token), restores the
+    /// sessions its name owns, and hands the store to `writer`.
+    static func openFleet(
+        _ fleet: FleetConfiguration,
+        configuration: DaemonConfiguration,
+        specification: FlowSpecification,
+        writer: JournalWriter,
+        logger: Logger
+    ) throws -> DaemonState {
+        let store = try PostgresStore(
+            url: fleet.storeURL,
+            instance: fleet.identity,
+            durability: configuration.durability
+        )
+        var state = try restore(
+            from: store,
+            at: "\(store.statistics.location) as instance \(fleet.instance)",
+            configuration: configuration,
+            specification: specification,
+            directory: nil,
+            logger: logger
+        )
+        state.coordinator.joinFleet(as: fleet.identity)
+        state.lease = try store.makeLease()
+        writer.attach(store)
+        return state
+    }
+
+    /// Restores the coordinator from `store`: replayed with the flows it was written with, then moved on to the
+    /// current flows, and writes the result.
+    private static func restore(
+        from store: any SessionStore,
+        at location: String,
+        configuration: DaemonConfiguration,
+        specification: FlowSpecification,
+        directory: StateDirectory?,
+        logger: Logger
+    ) throws -> DaemonState {
+        let started = ContinuousClock.now
         let stored = try store.load()
         let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
         if stored.metadata[StoreKeys.epoch] == nil && !(stored.snapshots.isEmpty && stored.entries.isEmpty) {
             throw StoreError(
                 .corrupted,
-                "\(directory.databasePath) is damaged: it holds sessions but not the epoch they belong to; restore it from a backup, or move it away to start empty"
+                "\(location) is damaged: it holds sessions but not the epoch they belong to; restore it from a backup, or move it away to start empty"
             )
         }
         let epoch = stored.metadata[StoreKeys.epoch] ?? UUID().uuidString
@@ -62,7 +123,7 @@ struct DaemonState {
                 // The flows file itself was read and checked: a stored copy that does not read is a damaged state file.
                 throw StoreError(
                     .invalidRecord,
-                    "\(directory.databasePath) is damaged: the copy of the flows its journal was written with cannot be read (\(error.message)); restore it from a backup, or move it away to start empty"
+                    "\(location) is damaged: the copy of the flows its journal was written with cannot be read (\(error.message)); restore it from a backup, or move it away to start empty"
                 )
             }
         }
@@ -98,11 +159,10 @@ struct DaemonState {
         let output = coordinator.restarted()
         try store.commit(coordinator.takeStoreGroup())
         coordinator.storeStatistics = store.statistics
-        writer.attach(store)
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         logger.info(
-            "restored \(coordinator.sessionCount) session\(coordinator.sessionCount == 1 ? "" : "s") (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(directory.databasePath) in \(milliseconds) ms"
+            "restored \(coordinator.sessionCount) session\(coordinator.sessionCount == 1 ? "" : "s") (\(summary.snapshots) snapshots, \(summary.entries) journal entries) from \(location) in \(milliseconds) ms"
         )
         return DaemonState(
             coordinator: coordinator,

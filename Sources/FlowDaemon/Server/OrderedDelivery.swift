@@ -54,6 +54,14 @@ struct OrderedDelivery {
         return messages
     }
 
+    /// Holds back for good the held messages that concern `sessions` (an instance of a fleet lost them: their
+    /// inputs were not written).
+    mutating func dropConcerning(_ sessions: Set<String>) {
+        held = held.map { turn in
+            (turn.ticket, turn.messages.filter { message in message.session.map { !sessions.contains($0) } ?? true })
+        }
+    }
+
     /// Waits until every group handed over is written (a stop), then returns what was held.
     /// - Throws: the writer's failure.
     mutating func drain() throws -> [Outgoing] {

@@ -16,6 +16,10 @@ import ZeroMQ
 ///
 /// After a write fails, nothing more is written: the loop learns it from ``progress`` and stops flowd rather than
 /// acknowledge what is not written.
+///
+/// With a fleet's store, the writer also asks the store where sessions are served and takes over dead instances'
+/// sessions (``ask(_:)``), in order with the writes: the store is used by one thread at a time, and a question asked
+/// after a turn's group is answered after that group is written.
 public final class JournalWriter: Sendable {
     /// How far the writer got.
     struct Progress: Sendable {
@@ -27,12 +31,24 @@ public final class JournalWriter: Sendable {
         var failure: StoreError?
         /// The store's figures after the last transaction.
         var statistics: StoreStatistics?
+        /// Sessions the store refused to write since ``takeLostSessions()`` last took them: another instance of the
+        /// fleet owns them now.
+        var lostSessions: Set<String> = []
+    }
+
+    /// What the writer does next, in order.
+    private enum Task {
+        case write(ticket: UInt64, StoreGroup)
+        case ask(FleetRequest)
     }
 
     private struct Queue: ~Copyable {
-        var groups: [(ticket: UInt64, group: StoreGroup)] = []
+        var tasks: [Task] = []
         var lastTicket: UInt64 = 0
         var progress = Progress()
+        var answers: [FleetAnswer] = []
+        /// The largest group written at once on the submitting thread; `nil`: none.
+        var writtenAtOnceUpTo: Int?
         /// Whether a write is under way (on the writer's thread or the loop's): one at a time.
         var writing = false
         var closed = false
@@ -42,8 +58,6 @@ public final class JournalWriter: Sendable {
     /// default.
     public static let largestGroupWrittenAtOnce = 16
 
-    /// The largest group written at once on the submitting thread; `nil`: every group goes to the writer's thread.
-    private let writtenAtOnceUpTo: Int?
     /// Raised after every transaction of the writer's thread and after a failure; the loop polls it.
     let written: WakePipe
     private let queue = Mutex(Queue())
@@ -66,17 +80,24 @@ public final class JournalWriter: Sendable {
         metrics: DaemonMetrics? = nil,
         logger: Logger
     ) throws {
-        self.writtenAtOnceUpTo = writtenAtOnceUpTo
+        queue.withLock { $0.writtenAtOnceUpTo = writtenAtOnceUpTo }
         self.metrics = metrics
         self.logger = logger
         written = try WakePipe()
     }
 
-    /// Hands the store over: from now on only the writer uses it.
+    /// Hands the store over: from now on only the writer uses it. A fleet's store is written on the writer's thread
+    /// only: its writes cross the network, and may wait for a server that restarts.
     func attach(_ store: sending any SessionStore) {
         let statistics = store.statistics
+        let remote = store is any FleetStore
         self.store = store
-        queue.withLock { $0.progress.statistics = statistics }
+        queue.withLock {
+            $0.progress.statistics = statistics
+            if remote {
+                $0.writtenAtOnceUpTo = nil
+            }
+        }
     }
 
     /// Takes a group to write after those handed over before it: at once on the calling thread when nothing is
@@ -84,20 +105,20 @@ public final class JournalWriter: Sendable {
     /// thread. After ``close()`` nothing more is taken: the group is refused through ``Progress/failure``.
     /// - Returns: its ticket: the group is written once ``Progress/written`` reaches it.
     func submit(_ group: StoreGroup) -> UInt64 {
-        let small = writtenAtOnceUpTo.map { group.entries.count <= $0 } ?? false
         let (ticket, atOnce) = queue.withLock { queue -> (UInt64, Bool) in
+            let small = queue.writtenAtOnceUpTo.map { group.entries.count <= $0 } ?? false
             queue.lastTicket += 1
             if queue.closed {
                 queue.progress.failure =
                     queue.progress.failure ?? StoreError(.unavailable, "the journal writer has stopped")
                 return (queue.lastTicket, false)
             }
-            if small && !queue.writing && queue.groups.isEmpty && queue.progress.failure == nil {
+            if small && !queue.writing && queue.tasks.isEmpty && queue.progress.failure == nil {
                 queue.writing = true
                 return (queue.lastTicket, true)
             }
-            queue.groups.append((queue.lastTicket, group))
-            queue.progress.waiting = queue.groups.count
+            queue.tasks.append(.write(ticket: queue.lastTicket, group))
+            queue.progress.waiting += 1
             return (queue.lastTicket, false)
         }
         if atOnce {
@@ -106,6 +127,29 @@ public final class JournalWriter: Sendable {
             work.signal()
         }
         return ticket
+    }
+
+    /// Asks the fleet's store something, after the groups submitted before; the answer comes through
+    /// ``takeAnswers()`` once ``written`` is raised.
+    func ask(_ request: FleetRequest) {
+        queue.withLock { $0.tasks.append(.ask(request)) }
+        work.signal()
+    }
+
+    /// The answers to ``ask(_:)`` that came since the last call, in the order asked.
+    func takeAnswers() -> [FleetAnswer] {
+        queue.withLock { queue in
+            defer { queue.answers.removeAll() }
+            return queue.answers
+        }
+    }
+
+    /// The sessions the store refused to write since the last call (another instance owns them now).
+    func takeLostSessions() -> Set<String> {
+        queue.withLock { queue in
+            defer { queue.progress.lostSessions.removeAll() }
+            return queue.progress.lostSessions
+        }
     }
 
     /// How far the writer got.
@@ -119,47 +163,112 @@ public final class JournalWriter: Sendable {
         work.signal()
     }
 
-    /// The writer's thread: writes what is queued, in order, until ``close()``; then closes the store.
+    /// The writer's thread: writes what is queued, in order, until ``close()``; then closes the store. Groups in a
+    /// row are written in one transaction; a question to the fleet's store is answered between them.
     public func run() {
         while true {
             work.wait()
-            let batch = queue.withLock { queue -> [(ticket: UInt64, group: StoreGroup)]? in
-                if queue.groups.isEmpty {
+            let batch = queue.withLock { queue -> [Task]? in
+                if queue.tasks.isEmpty {
                     return queue.closed && !queue.writing ? nil : []
                 }
                 // A write at once on the loop's thread is under way: it signals when done.
                 guard !queue.writing else { return [] }
                 queue.writing = true
-                let batch = queue.groups
-                queue.groups.removeAll(keepingCapacity: true)
+                let batch = queue.tasks
+                queue.tasks.removeAll(keepingCapacity: true)
                 return batch
             }
             guard let batch else { break }
-            guard let last = batch.last?.ticket else { continue }
-            finish(write(batch.map(\.group)), through: last)
+            guard !batch.isEmpty else { continue }
+            var groups: [StoreGroup] = []
+            var last: UInt64 = 0
+            for task in batch {
+                switch task {
+                case .write(let ticket, let group):
+                    groups.append(group)
+                    last = ticket
+                case .ask(let request):
+                    if !groups.isEmpty {
+                        settle(write(groups), through: last)
+                        groups.removeAll()
+                    }
+                    let answer = answer(request)
+                    queue.withLock { $0.answers.append(answer) }
+                }
+            }
+            if !groups.isEmpty {
+                settle(write(groups), through: last)
+            }
+            finish(nil, through: nil)
             written.signal()
         }
         store = nil
     }
 
-    /// Records how a write ended, and lets the next one start.
-    private func finish(_ outcome: Result<StoreStatistics?, StoreError>, through ticket: UInt64) {
-        let more = queue.withLock { queue in
-            queue.writing = false
-            queue.progress.waiting = queue.groups.count
-            switch outcome {
-            case .success(let statistics):
-                queue.progress.written = ticket
-                queue.progress.statistics = statistics
-            case .failure(let error):
-                queue.progress.failure = queue.progress.failure ?? error
+    /// Records a write done on the writer's thread, the write flag staying up for the rest of the batch.
+    private func settle(_ outcome: Result<WriteOutcome, StoreError>, through ticket: UInt64) {
+        queue.withLock { queue in
+            queue.progress.waiting = queue.tasks.reduce(0) { if case .write = $1 { $0 + 1 } else { $0 } }
+            record(outcome, through: ticket, in: &queue.progress)
+        }
+    }
+
+    /// What a write did: the store's figures after it, and the sessions it was refused.
+    struct WriteOutcome {
+        var statistics: StoreStatistics?
+        var lost: [String] = []
+    }
+
+    private func record(
+        _ outcome: Result<WriteOutcome, StoreError>,
+        through ticket: UInt64,
+        in progress: inout Progress
+    ) {
+        switch outcome {
+        case .success(let written):
+            progress.written = ticket
+            progress.statistics = written.statistics
+            progress.lostSessions.formUnion(written.lost)
+        case .failure(let error):
+            progress.failure = progress.failure ?? error
+        }
+    }
+
+    /// Answers a question to the fleet's store.
+    private func answer(_ request: FleetRequest) -> FleetAnswer {
+        guard let fleet = store as? any FleetStore else {
+            let error = StoreError(.unavailable, "this flowd's store is not a fleet's")
+            switch request {
+            case .locate(let session): return .located(session, .failure(error))
+            case .adoptOrphans: return .adopted(.failure(error))
+            case .members: return .members(.failure(error))
             }
-            return !queue.groups.isEmpty || queue.closed
+        }
+        switch request {
+        case .locate(let session):
+            return .located(session, Result { () throws(StoreError) in try fleet.locate(session) })
+        case .adoptOrphans(let limit):
+            return .adopted(Result { () throws(StoreError) in try fleet.adoptOrphans(limit: limit) })
+        case .members:
+            return .members(Result { () throws(StoreError) in try fleet.members() })
+        }
+    }
+
+    /// Records how a write ended (`nil`: what the batch wrote is recorded already), and lets the next one start.
+    private func finish(_ outcome: Result<WriteOutcome, StoreError>?, through ticket: UInt64?) {
+        let (more, failed) = queue.withLock { queue in
+            queue.writing = false
+            if let outcome, let ticket {
+                record(outcome, through: ticket, in: &queue.progress)
+            }
+            queue.progress.waiting = queue.tasks.reduce(0) { if case .write = $1 { $0 + 1 } else { $0 } }
+            return (!queue.tasks.isEmpty || queue.closed, queue.progress.failure != nil)
         }
         if more {
             work.signal()
         }
-        if case .failure = outcome {
+        if failed {
             // The loop may hold answers for this write: it must learn that they will never be sent.
             written.signal()
         }
@@ -167,7 +276,7 @@ public final class JournalWriter: Sendable {
 
     /// Writes the groups in one transaction, unless an earlier write failed (then nothing more is written: the
     /// journal must not have a hole).
-    private func write(_ groups: [StoreGroup]) -> Result<StoreStatistics?, StoreError> {
+    private func write(_ groups: [StoreGroup]) -> Result<WriteOutcome, StoreError> {
         if let failure = queue.withLock({ $0.progress.failure }) {
             return .failure(failure)
         }
@@ -176,11 +285,17 @@ public final class JournalWriter: Sendable {
         }
         do throws(StoreError) {
             let started = metrics == nil ? nil : ContinuousClock.now
-            try store.commit(groups)
+            let lost = try store.commit(groups)
             if let started {
                 metrics?.journalWritten(since: started)
             }
-            return .success(store.statistics)
+            if !lost.isEmpty {
+                logger.warning(
+                    "sessions taken over by another instance: their last inputs are not written, and not answered",
+                    metadata: ["sessions": "\(lost.joined(separator: " "))"]
+                )
+            }
+            return .success(WriteOutcome(statistics: store.statistics, lost: lost))
         } catch {
             logger.critical("cannot write the journal: \(error)")
             return .failure(error)

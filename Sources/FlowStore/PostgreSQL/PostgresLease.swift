@@ -1,6 +1,8 @@
 /// Keeps an instance's lease alive: ``renew()`` pushes its end `leaseMilliseconds` past the database's clock (one
 /// clock for the whole fleet), as long as the instance is still registered under its token.
-public final class PostgresLease {
+///
+/// `@unchecked Sendable`: made on one thread and handed to the one that renews it, which alone uses it.
+public final class PostgresLease: @unchecked Sendable {
     private var connection: PostgresConnection?
     private let url: String
     /// The instance's name.

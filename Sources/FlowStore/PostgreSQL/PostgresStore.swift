@@ -7,7 +7,10 @@ import Foundation
 /// transaction under a lock on its own row of `flowbus_instances` (another instance taking a session over locks the
 /// same row first, so the two never interleave). A lost connection is retried for ``retryWindow``: a transaction
 /// cut off by it is written again only if it did not commit (each transaction counts itself in the instance's row).
-public final class PostgresStore: FleetStore {
+///
+/// `@unchecked Sendable`: a store is handed from thread to thread (opened by flowd's main thread, then written by
+/// the journal writer's), and used by one at a time.
+public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// This instance.
     public let instance: FleetInstance
     /// How long a lost connection is retried before a call fails.

@@ -6,7 +6,10 @@ import Foundation
 /// that is not a database, belongs to another program or was written in a newer format is refused, never
 /// overwritten. A write cut short (flowd killed mid-write) is rolled back by SQLite when the file is next opened:
 /// the store holds every group that was committed, and nothing of the one that was not.
-public final class SQLiteStore: SessionStore {
+///
+/// `@unchecked Sendable`: a store is handed from thread to thread (opened by flowd's main thread, then written by
+/// the journal writer's), and used by one at a time.
+public final class SQLiteStore: SessionStore, @unchecked Sendable {
     /// The format this FlowBus writes and reads.
     public static let formatVersion: Int64 = 1
     /// "FBUS": marks a FlowBus state file.

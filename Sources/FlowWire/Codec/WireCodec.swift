@@ -112,6 +112,7 @@ public struct WireCodec: Sendable {
         switch type {
         case .hello: return .hello(try read(Hello.self))
         case .welcome: return .welcome(try decode(Welcome.self))
+        case .redirect: return .redirect(try decode(Redirect.self))
         case .bye: return .bye(try read(Bye.self))
         case .heartbeat: return .heartbeat(try read(Heartbeat.self))
         case .error: return .error(try decode(ErrorReply.self))
@@ -137,6 +138,7 @@ public struct WireCodec: Sendable {
         switch message {
         case .hello(let body): text(body.wireValue)
         case .welcome(let body): json(body)
+        case .redirect(let body): json(body)
         case .bye(let body): text(body.wireValue)
         case .heartbeat(let body): text(body.wireValue)
         case .error(let body): json(body)

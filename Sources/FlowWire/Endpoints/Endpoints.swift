@@ -31,6 +31,20 @@ public struct Endpoints: Sendable, Hashable, Codable {
         events: "ipc:///run/flowbus/events"
     )
 
+    /// Several instances' endpoints, from comma-separated lists of control and events endpoints that pair up
+    /// (`tcp://a:5860,tcp://b:5860` with `tcp://a:5861,tcp://b:5861`): a fleet of flowd instances.
+    /// - Returns: `nil` when the lists do not pair up (not as many of each, or an empty entry).
+    public static func list(control: String, events: String) -> [Endpoints]? {
+        let controls = control.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let eventses = events.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard controls.count == eventses.count, !(controls + eventses).contains(where: \.isEmpty) else { return nil }
+        return zip(controls, eventses).map { Endpoints(control: $0, events: $1) }
+    }
+
     /// Endpoints on tcp at `host`, with the default ports unless others are given.
     public static func tcp(host: String, controlPort: Int = 5860, eventsPort: Int = 5861) -> Endpoints {
         Endpoints(control: "tcp://\(host):\(controlPort)", events: "tcp://\(host):\(eventsPort)")

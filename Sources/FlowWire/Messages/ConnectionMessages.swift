@@ -77,6 +77,26 @@ public struct Welcome: Sendable, Hashable, Codable {
     }
 }
 
+/// REDIRECT: the daemon's answer to a HELLO whose session another instance of a fleet serves: connect to that
+/// instance's endpoints (a control endpoint with the events endpoint at the same place) and say HELLO there.
+public struct Redirect: Sendable, Hashable, Codable {
+    /// The session.
+    public var session: String
+    /// The instance that serves it.
+    public var instance: String
+    /// Its control endpoints, in order of preference.
+    public var control: [String]
+    /// Its events endpoints, in the same order.
+    public var events: [String]
+
+    public init(session: String, instance: String, control: [String], events: [String]) {
+        self.session = session
+        self.instance = instance
+        self.control = control
+        self.events = events
+    }
+}
+
 /// BYE: a peer leaves (its registration ends; a presenter's screens become hidden).
 public struct Bye: Sendable, Hashable, Codable {
     /// Why, for the logs.

@@ -73,6 +73,12 @@ public struct ErrorCode: WireWord {
     public static let notAllowed = Self("notAllowed")
     /// A session cannot be created: flowd holds as many as it may, or this peer created too many lately.
     public static let sessionLimit = Self("sessionLimit")
+
+    // Fleets.
+
+    /// The daemon cannot tell now where the session is served (its store cannot be reached): say HELLO again later,
+    /// or to another instance.
+    public static let storeUnavailable = Self("storeUnavailable")
 }
 
 /// Bounds every peer must keep, whatever flowd's configuration.

@@ -2,6 +2,7 @@
 public enum Message: Sendable, Hashable {
     case hello(Hello)
     case welcome(Welcome)
+    case redirect(Redirect)
     case bye(Bye)
     case heartbeat(Heartbeat)
     case error(ErrorReply)
@@ -25,6 +26,7 @@ public enum Message: Sendable, Hashable {
         switch self {
         case .hello: .hello
         case .welcome: .welcome
+        case .redirect: .redirect
         case .bye: .bye
         case .heartbeat: .heartbeat
         case .error: .error
@@ -50,6 +52,7 @@ public enum Message: Sendable, Hashable {
 public enum MessageType: String, Sendable, Hashable, CaseIterable {
     case hello = "HELLO"
     case welcome = "WELCOME"
+    case redirect = "REDIRECT"
     case bye = "BYE"
     case heartbeat = "HEARTBEAT"
     case error = "ERROR"

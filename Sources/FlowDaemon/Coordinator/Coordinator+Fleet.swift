@@ -1,0 +1,222 @@
+import FlowCore
+import FlowStore
+import FlowWire
+
+/// A HELLO waiting for the fleet's store to say where its session is served.
+struct ParkedHello: Sendable {
+    let hello: Hello
+    let peer: String
+    let userID: String?
+    let correlation: UInt64
+}
+
+/// What an instance of a fleet knows of the fleet.
+struct FleetState: Sendable {
+    /// This instance.
+    let instance: FleetInstance
+    /// The sessions this instance owns in the store (restored, claimed, taken over), created yet or not.
+    var owned: Set<SessionID> = []
+    /// HELLOs waiting for the store, by session.
+    var parked: [SessionID: [ParkedHello]] = [:]
+    /// Sessions to ask the store about once the turn's writes are handed over.
+    var toLocate: [SessionID] = []
+    /// The fleet's instances, as last read from the store.
+    var members: [FleetMember] = []
+}
+
+extension Coordinator {
+    /// Makes this coordinator an instance of a fleet: it serves the sessions it restored, and asks the store about
+    /// any other.
+    public mutating func joinFleet(as instance: FleetInstance) {
+        fleet = FleetState(instance: instance, owned: Set(engine.sessionIDs))
+    }
+
+    /// Whether this is an instance of a fleet.
+    public var isInFleet: Bool { fleet != nil }
+
+    /// Parks a HELLO whose session this instance does not own: the store says where it is served after the turn.
+    /// - Returns: whether it was parked.
+    mutating func parksHello(
+        _ hello: Hello,
+        session: SessionID,
+        peer: String,
+        userID: String?,
+        correlation: UInt64
+    ) -> Bool {
+        guard var fleet, !fleet.owned.contains(session), !engine.hasSession(session) else { return false }
+        if fleet.parked[session] == nil {
+            fleet.toLocate.append(session)
+        }
+        // A HELLO said again while the first waits replaces it: one answer per peer.
+        fleet.parked[session, default: []].removeAll { $0.peer == peer }
+        fleet.parked[session, default: []].append(
+            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation)
+        )
+        self.fleet = fleet
+        return true
+    }
+
+    /// The sessions to ask the fleet's store about, taken (each once).
+    public mutating func takeSessionsToLocate() -> [SessionID] {
+        guard let sessions = fleet?.toLocate, !sessions.isEmpty else { return [] }
+        fleet?.toLocate = []
+        return sessions
+    }
+
+    /// The store said where a session is served: its parked HELLOs go on here (the session restored from the store
+    /// when another instance served it), or are sent to the instance that serves it.
+    public mutating func located(_ session: SessionID, _ result: Result<SessionPlacement, StoreError>) -> [Outgoing] {
+        output = []
+        let parked = fleet?.parked.removeValue(forKey: session) ?? []
+        switch result {
+        case .success(.here(let stored)):
+            fleet?.owned.insert(session)
+            if !stored.snapshots.isEmpty || !stored.entries.isEmpty {
+                do {
+                    let adopted = try adopt(stored)
+                    logger.info(
+                        "took over a session from an instance whose lease expired",
+                        metadata: ["session": "\(session)", "restored": "\(adopted.count)"]
+                    )
+                } catch {
+                    logger.error("cannot take over session \(session): \(error)")
+                    fleet?.owned.remove(session)
+                    for hello in parked {
+                        reply(to: hello.peer, correlation: hello.correlation, error: .storeUnavailable, error.message)
+                    }
+                    return output
+                }
+            }
+            for hello in parked {
+                self.hello(hello.hello, from: hello.peer, userID: hello.userID, correlation: hello.correlation)
+            }
+        case .success(.elsewhere(let owner)):
+            for hello in parked {
+                redirect(hello, to: owner, session: session)
+            }
+        case .failure(let error):
+            for hello in parked {
+                reply(
+                    to: hello.peer,
+                    correlation: hello.correlation,
+                    error: .storeUnavailable,
+                    "cannot tell where session \(session) is served now (\(error.message)); say HELLO again later"
+                )
+            }
+        }
+        return output
+    }
+
+    /// Sends a parked HELLO's peer to the instance that serves its session.
+    private mutating func redirect(_ hello: ParkedHello, to owner: FleetMember, session: SessionID) {
+        counters.redirects += 1
+        send(
+            .redirect(
+                Redirect(session: session.rawValue, instance: owner.name, control: owner.control, events: owner.events)
+            ),
+            to: hello.peer,
+            session: session,
+            correlation: hello.correlation
+        )
+        logger.debug(
+            "redirected a HELLO",
+            metadata: ["peer": "\(LogText.quoted(hello.peer))", "session": "\(session)", "instance": "\(owner.name)"]
+        )
+    }
+
+    /// Takes over sessions the store gave this instance (from instances whose lease expired): each is restored
+    /// exactly, on its own, as a restart would (its journal replayed, its presenters gone until they come back, its
+    /// guard questions asked again), then joins the sessions this instance runs, and is written whole with the
+    /// turn's group.
+    /// - Returns: the sessions taken over.
+    @discardableResult
+    public mutating func adopt(_ stored: StoredState) throws(StoreError) -> [SessionID] {
+        var (restored, _) = try Coordinator.restoring(
+            stored,
+            specification: specification,
+            configuration: configuration,
+            epoch: epoch,
+            now: now,
+            logger: logger
+        )
+        _ = restored.restarted()
+        var adopted: [SessionID] = []
+        for session in restored.engine.sessionIDs where !engine.hasSession(session) {
+            guard let record = restored.sessionRecord(of: session) else { continue }
+            do {
+                try resume(record)
+            } catch {
+                logger.error("cannot take over session \(session): \(error)")
+                continue
+            }
+            journal.snapshotDue.insert(session)
+            fleet?.owned.insert(session)
+            adopted.append(session)
+        }
+        let taken = Set(adopted)
+        for request in engine.pendingGuardRequests where taken.contains(request.session) {
+            ask(request)
+        }
+        counters.sessionsAdopted += adopted.count
+        return adopted
+    }
+
+    /// The store refused to write sessions another instance took over (this one was paused past its lease): they
+    /// are forgotten here, without a word to the store, and their peers are told to say HELLO again (they are then
+    /// sent to the instance that serves the session now).
+    public mutating func forgetLost(_ sessions: Set<String>) -> [Outgoing] {
+        output = []
+        for name in sessions.sorted() {
+            let session = SessionID(name)
+            fleet?.owned.remove(session)
+            guard engine.hasSession(session) else { continue }
+            // Its screens stay as they are: the instance that serves the session now decides.
+            _ = engine.endSession(session)
+            for (id, peer) in peers where peer.session == session {
+                peers[id] = nil
+                unverified.remove(id)
+                held[id] = nil
+                send(
+                    .error(
+                        ErrorReply(
+                            .notRegistered,
+                            message: "session \(session) is served by another instance now: say HELLO again"
+                        )
+                    ),
+                    to: id,
+                    session: nil,
+                    correlation: nil
+                )
+            }
+            commandSequences[session] = nil
+            pending[session] = nil
+            recentDrops[session] = nil
+            steppers.removeSession(session)
+            activity[session] = nil
+            journal.forget(session)
+            counters.sessionsLost += 1
+            logger.warning(
+                "another instance took this session over (this one was away past its lease): forgotten here",
+                metadata: ["session": "\(session)"]
+            )
+        }
+        return output
+    }
+
+    /// Takes over sessions of dead instances the store gave this instance; returns them, and what their restore
+    /// sends (guard questions asked again).
+    public mutating func adoptOrphans(_ stored: StoredState) -> ([SessionID], [Outgoing]) {
+        output = []
+        do {
+            return (try adopt(stored), output)
+        } catch {
+            logger.error("cannot take over sessions of a dead instance: \(error)")
+            return ([], output)
+        }
+    }
+
+    /// The fleet's instances, as the store last said.
+    public mutating func noteMembers(_ members: [FleetMember]) {
+        fleet?.members = members
+    }
+}

@@ -1,0 +1,18 @@
+import FlowStore
+
+/// A question the event loop asks a fleet's store, through the journal writer (the store's one thread).
+enum FleetRequest: Sendable, Hashable {
+    /// Who serves this session: here (claimed, or taken over from an instance whose lease expired), or elsewhere.
+    case locate(String)
+    /// Take over this instance's share of the sessions of dead instances, at most this many.
+    case adoptOrphans(limit: Int)
+    /// The fleet's instances.
+    case members
+}
+
+/// The store's answer to a ``FleetRequest``.
+enum FleetAnswer: Sendable {
+    case located(String, Result<SessionPlacement, StoreError>)
+    case adopted(Result<StoredState, StoreError>)
+    case members(Result<[FleetMember], StoreError>)
+}
