@@ -103,13 +103,15 @@ import ZeroMQ
             .stateDir: scratch.path, .durability: "fsync", .idleSessionExpiry: "12h", .snapshotEvery: "50",
             .snapshotInterval: "5m", .metrics: "127.0.0.1:9862", .logFormat: "json", .logLevel: "warning",
         ]
-        #expect(Set(valid.keys) == Set(DaemonSetting.all))
+        // (The fleet's settings replace the state directory: they are tried below.)
+        let fleet: Set<DaemonSetting> = [.store, .instance, .lease, .advertiseControl, .advertiseEvents]
+        #expect(Set(valid.keys) == Set(DaemonSetting.all).subtracting(fleet))
         // (The key file is tried below: with the key itself, it would be refused.)
         let variables = valid.filter { $0.key != .curveSecretKeyFile }.reduce(into: [String: String]()) {
             $0[$1.key.environmentVariable] = $1.value
         }
         let settings = try await SettingSources(environment: variables).read()
-        for setting in DaemonSetting.all where setting != .curveSecretKeyFile {
+        for setting in DaemonSetting.all where setting != .curveSecretKeyFile && !fleet.contains(setting) {
             #expect(
                 settings.source(of: setting) == .environment(variable: setting.environmentVariable),
                 "\(setting.key)"
@@ -129,6 +131,75 @@ import ZeroMQ
         try secret.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let fromFile = try await SettingSources(environment: ["FLOWD_CURVE_SECRET_KEY_FILE": keyFile]).read()
         #expect(try DaemonConfiguration(fromFile, environment: [:]).curve?.secretKey == secret)
+    }
+
+    /// The fleet's settings, from the environment: the database replaces the state directory.
+    @Test func theFleetsSettingsComeFromTheEnvironmentToo() async throws {
+        let variables = [
+            "FLOWD_STORE": "postgres://flowd:s3cret@db/fleet", "FLOWD_INSTANCE": "flowd-1", "FLOWD_LEASE": "3s",
+            "FLOWD_ADVERTISE_CONTROL": "tcp://flowd-1.flowd:5860", "FLOWD_ADVERTISE_EVENTS": "tcp://flowd-1.flowd:5861",
+        ]
+        let settings = try await SettingSources(environment: variables).read()
+        for setting in [DaemonSetting.store, .instance, .lease, .advertiseControl, .advertiseEvents] {
+            #expect(settings.source(of: setting) == .environment(variable: setting.environmentVariable))
+        }
+        let configuration = try DaemonConfiguration(settings, environment: variables)
+        #expect(configuration.stateDirectory == nil && configuration.durable)
+        #expect(
+            configuration.fleet
+                == FleetConfiguration(
+                    storeURL: "postgres://flowd:s3cret@db/fleet",
+                    instance: "flowd-1",
+                    lease: .seconds(3),
+                    advertisedControl: ["tcp://flowd-1.flowd:5860"],
+                    advertisedEvents: ["tcp://flowd-1.flowd:5861"]
+                )
+        )
+        #expect(configuration.fleet?.redactedStoreURL == "postgres://flowd:***@db/fleet")
+        // By default: the instance is the host ($HOSTNAME in a pod), the lease 5 s, the tcp endpoints advertised
+        // with the host's name for a wildcard.
+        let defaults = try DaemonConfiguration(
+            try await SettingSources(
+                environment: [
+                    "FLOWD_STORE": "postgresql:///fleet?host=/run/postgresql", "HOSTNAME": "flowd-2",
+                    "FLOWD_CONTROL": "tcp://*:5860", "FLOWD_EVENTS": "tcp://*:5861",
+                ]
+            ).read(),
+            environment: ["HOSTNAME": "flowd-2"]
+        )
+        #expect(defaults.fleet?.instance == "flowd-2")
+        #expect(defaults.fleet?.lease == .seconds(5))
+        #expect(defaults.fleet?.advertisedControl.count == 1)
+        #expect(defaults.fleet?.advertisedControl.first?.hasSuffix(":5860") == true)
+        #expect(defaults.fleet?.advertisedControl.first?.contains("*") == false)
+    }
+
+    /// Tried: a store that is neither sqlite nor a PostgreSQL URL, a store with a state directory, fleet settings
+    /// without a store, a lease too short, advertised endpoints that do not pair up.
+    @Test func fleetSettingsThatDoNotFitAreRefused() async throws {
+        let cases: [([String: String], String)] = [
+            (["FLOWD_STORE": "mysql://db"], "is sqlite (the state directory, the default) or a PostgreSQL URL"),
+            (["FLOWD_STORE": "postgres://db/f", "FLOWD_STATE_DIR": "/tmp/x"], "contradict each other"),
+            (["FLOWD_INSTANCE": "a"], "is for an instance of a fleet"),
+            (["FLOWD_STORE": "postgres://db/f", "FLOWD_LEASE": "100ms"], "must be at least 300ms"),
+            (
+                [
+                    "FLOWD_STORE": "postgres://db/f", "FLOWD_ADVERTISE_CONTROL": "tcp://a:1,tcp://b:1",
+                    "FLOWD_ADVERTISE_EVENTS": "tcp://a:2",
+                ], "pair up"
+            ),
+        ]
+        for (variables, expected) in cases {
+            let settings = try await SettingSources(environment: variables).read()
+            #expect(throws: ConfigurationError.self, "\(variables)") {
+                try DaemonConfiguration(settings, environment: variables)
+            }
+            do {
+                _ = try DaemonConfiguration(settings, environment: variables)
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+        }
     }
 
     /// Tried: a number that is not one, a negative count, an unknown word, a bad duration, an endpoint without a

@@ -155,6 +155,31 @@ struct PostgresStoreTests {
         #expect(try store(url, "a").load().entries.map(\.bytes) == [Array("2".utf8), Array("3".utf8)])
     }
 
+    /// An instance paused in the middle of a transaction holds its row's lock: the server ends its connection after
+    /// the lease, so that the others can take its sessions over; back, it writes nothing of what it lost.
+    @Test func anInstancePausedInATransactionDoesNotHoldTheOthersBack() throws {
+        let url = try server.createDatabase()
+        let a = try store(url, "a", lease: 500)
+        let b = try store(url, "b")
+        _ = try a.load()
+        _ = try b.load()
+        try claim(["s"], by: a)
+        // As if paused right after its writer locked its row.
+        try a.connection.execute("BEGIN")
+        try a.connection.run("SELECT token FROM flowbus_instances WHERE name = 'a' FOR UPDATE")
+        let started = ContinuousClock.now
+        #expect(
+            try waitUntil(within: .seconds(10)) {
+                if case .here = try b.locate("s") { return true }
+                return false
+            }
+        )
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // Back, its connection is gone: the next write reconnects, and is refused for the session it lost.
+        #expect(try a.commit(group(entries: [entry("s", "late")])) == ["s"])
+        #expect(try store(url, "b").load().entries.isEmpty)
+    }
+
     @Test func aSecondRegistrationUnderOneNameFencesTheFirstOff() throws {
         let url = try server.createDatabase()
         let first = try store(url, "a")

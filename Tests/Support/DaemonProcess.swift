@@ -37,7 +37,9 @@ public final class DaemonProcess: @unchecked Sendable {
             stateDirectory = arguments[index + 1]
             ownsStateDirectory = false
             process.arguments = arguments
-        } else if arguments.contains("--ephemeral") || arguments.contains(where: { $0.hasPrefix("--state-dir=") }) {
+        } else if arguments.contains("--ephemeral") || arguments.contains("--store")
+            || arguments.contains(where: { $0.hasPrefix("--state-dir=") })
+        {
             stateDirectory = nil
             ownsStateDirectory = false
             process.arguments = arguments

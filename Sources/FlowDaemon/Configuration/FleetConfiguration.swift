@@ -15,6 +15,21 @@ public struct FleetConfiguration: Sendable, Hashable {
     /// The events endpoints clients reach it at.
     public var advertisedEvents: [String]
 
+    /// Creates an instance's configuration.
+    public init(
+        storeURL: String,
+        instance: String,
+        lease: Duration = defaultLease,
+        advertisedControl: [String],
+        advertisedEvents: [String]
+    ) {
+        self.storeURL = storeURL
+        self.instance = instance
+        self.lease = lease
+        self.advertisedControl = advertisedControl
+        self.advertisedEvents = advertisedEvents
+    }
+
     /// The default lease: a dead instance's sessions move after about this long.
     public static let defaultLease: Duration = .seconds(5)
 

@@ -215,6 +215,12 @@ extension Coordinator {
         }
     }
 
+    /// The sessions this instance holds that the store no longer says it owns: another instance took them over.
+    public func sessionsLost(owning stored: Set<String>) -> Set<String> {
+        guard let fleet else { return [] }
+        return Set(fleet.owned.map(\.rawValue)).subtracting(stored)
+    }
+
     /// The fleet's instances, as the store last said.
     public mutating func noteMembers(_ members: [FleetMember]) {
         fleet?.members = members

@@ -310,19 +310,16 @@ public final class DaemonServer: Sendable {
                     writer.written.drain()
                     noteWriterProgress(&daemon.coordinator)
                     var released = try delivery.released()
-                    // An instance of a fleet that was away past its lease: what concerns the sessions it lost was
-                    // not written, and never leaves.
-                    let lost = writer.takeLostSessions()
-                    if !lost.isEmpty {
-                        let concerned = { (message: Outgoing) in message.session.map(lost.contains) ?? false }
-                        released.removeAll(where: concerned)
-                        outgoing.removeAll(where: concerned)
-                        delivery.dropConcerning(lost)
-                        outgoing += daemon.coordinator.forgetLost(lost)
-                    }
+                    forget(writer.takeLostSessions(), &daemon.coordinator, &delivery, &released, &outgoing)
                     unread.merge(deliver(released, router, events), uniquingKeysWith: +)
                     for answer in writer.takeAnswers() {
-                        outgoing += fleetAnswered(answer, &daemon.coordinator)
+                        if case .owned(.success(let owned)) = answer {
+                            let lost = daemon.coordinator.sessionsLost(owning: owned)
+                            var none: [Outgoing] = []
+                            forget(lost, &daemon.coordinator, &delivery, &none, &outgoing)
+                        } else {
+                            outgoing += fleetAnswered(answer, &daemon.coordinator)
+                        }
                     }
                 case controlIndex:
                     control.drain()
@@ -355,9 +352,10 @@ public final class DaemonServer: Sendable {
                 }
                 noteWriterProgress(&daemon.coordinator)
                 // An instance of a fleet looks for dead instances' sessions to take over, and at the fleet.
-                if let fleet = configuration.fleet, clock.now - lastFleetLook >= fleet.lease.milliseconds / 2 {
+                if let fleet = configuration.fleet, clock.now - lastFleetLook >= Self.fleetLookInterval(fleet.lease) {
                     lastFleetLook = clock.now
                     writer.ask(.adoptOrphans(limit: Self.adoptedPerLook))
+                    writer.ask(.owned)
                     writer.ask(.members)
                 }
                 health.ticked()
@@ -402,6 +400,29 @@ public final class DaemonServer: Sendable {
         logger.info("flowd stopped")
     }
 
+    /// An instance of a fleet that was away past its lease: what concerns the sessions it lost was not written,
+    /// and never leaves; they are forgotten.
+    private func forget(
+        _ lost: Set<String>,
+        _ coordinator: inout Coordinator,
+        _ delivery: inout OrderedDelivery,
+        _ released: inout [Outgoing],
+        _ outgoing: inout [Outgoing]
+    ) {
+        guard !lost.isEmpty else { return }
+        let concerned = { (message: Outgoing) in message.session.map(lost.contains) ?? false }
+        released.removeAll(where: concerned)
+        outgoing.removeAll(where: concerned)
+        delivery.dropConcerning(lost)
+        outgoing += coordinator.forgetLost(lost)
+    }
+
+    /// How often an instance of a fleet looks at the fleet (dead instances' sessions to take over, sessions it
+    /// lost, the instances): a quarter of the lease, at most a second (milliseconds).
+    static func fleetLookInterval(_ lease: Duration) -> Int64 {
+        min(1000, max(50, lease.milliseconds / 4))
+    }
+
     /// The sessions an instance of a fleet takes over from dead instances at each look, at most.
     static let adoptedPerLook = 1000
 
@@ -424,6 +445,8 @@ public final class DaemonServer: Sendable {
             return []
         case .members(.success(let members)):
             coordinator.noteMembers(members)
+            return []
+        case .owned:
             return []
         case .members(.failure(let error)):
             logger.debug("cannot read the fleet's instances: \(error)")

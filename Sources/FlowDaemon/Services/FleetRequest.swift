@@ -6,6 +6,8 @@ enum FleetRequest: Sendable, Hashable {
     case locate(String)
     /// Take over this instance's share of the sessions of dead instances, at most this many.
     case adoptOrphans(limit: Int)
+    /// The sessions this instance owns in the store now.
+    case owned
     /// The fleet's instances.
     case members
 }
@@ -14,5 +16,6 @@ enum FleetRequest: Sendable, Hashable {
 enum FleetAnswer: Sendable {
     case located(String, Result<SessionPlacement, StoreError>)
     case adopted(Result<StoredState, StoreError>)
+    case owned(Result<Set<String>, StoreError>)
     case members(Result<[FleetMember], StoreError>)
 }

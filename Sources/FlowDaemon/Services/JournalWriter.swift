@@ -242,6 +242,7 @@ public final class JournalWriter: Sendable {
             switch request {
             case .locate(let session): return .located(session, .failure(error))
             case .adoptOrphans: return .adopted(.failure(error))
+            case .owned: return .owned(.failure(error))
             case .members: return .members(.failure(error))
             }
         }
@@ -250,6 +251,8 @@ public final class JournalWriter: Sendable {
             return .located(session, Result { () throws(StoreError) in try fleet.locate(session) })
         case .adoptOrphans(let limit):
             return .adopted(Result { () throws(StoreError) in try fleet.adoptOrphans(limit: limit) })
+        case .owned:
+            return .owned(Result { () throws(StoreError) in try fleet.ownedSessions() })
         case .members:
             return .members(Result { () throws(StoreError) in try fleet.members() })
         }

@@ -94,6 +94,16 @@ extension PostgresStore {
         }
     }
 
+    public func ownedSessions() throws(StoreError) -> Set<String> {
+        try retrying { () throws(StoreError) -> Set<String> in
+            let rows = try connection.run(
+                "SELECT session FROM flowbus_sessions WHERE owner = $1 AND token = $2",
+                [.text(instance.name), .integer(token)]
+            )
+            return Set((0..<rows.count).map { rows.text($0, 0) })
+        }
+    }
+
     public func members() throws(StoreError) -> [FleetMember] {
         try retrying { () throws(StoreError) -> [FleetMember] in try members(named: nil) }
     }
@@ -126,7 +136,12 @@ extension PostgresStore {
     /// A lease keeper for this registration, on a connection of its own: renewing never waits behind a write.
     public func makeLease() throws(StoreError) -> PostgresLease {
         PostgresLease(
-            connection: try Self.connect(url, durability: .os, retryingFor: retryWindow),
+            connection: try Self.connect(
+                url,
+                durability: .os,
+                idleTransactionLimit: instance.leaseMilliseconds,
+                retryingFor: retryWindow
+            ),
             url: url,
             name: instance.name,
             token: token,

@@ -39,16 +39,25 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         self.instance = instance
         self.durability = durability
         self.retryWindow = retryWindow
-        connection = try Self.connect(url, durability: durability, retryingFor: retryWindow)
+        connection = try Self.connect(
+            url,
+            durability: durability,
+            idleTransactionLimit: instance.leaseMilliseconds,
+            retryingFor: retryWindow
+        )
         try PostgresSchema.prepare(connection)
         counts.location = connection.location
         counts.durability = durability.rawValue
     }
 
     /// A connection set up for this store's durability, retried while the server cannot be reached.
+    /// - Parameter idleTransactionLimit: how long the server lets a transaction of this connection sit idle before
+    ///   it ends the connection (milliseconds): an instance paused in the middle of a transaction must not keep the
+    ///   locks that the instances taking its sessions over wait for. Its lease is the measure.
     static func connect(
         _ url: String,
         durability: Durability,
+        idleTransactionLimit: Int64,
         retryingFor window: Duration
     ) throws(StoreError) -> PostgresConnection {
         let deadline = ContinuousClock.now + window
@@ -60,7 +69,12 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                 // nothing (`off`): a crash of the server may lose the last commits, never leaving the journal
                 // inconsistent.
                 let commit = ["fsync": "on", "os": "local", "off": "off"][durability.rawValue] ?? "on"
-                try connection.execute("SET synchronous_commit = \(commit); SET client_min_messages = warning")
+                try connection.execute(
+                    """
+                    SET synchronous_commit = \(commit); SET client_min_messages = warning;
+                    SET idle_in_transaction_session_timeout = \(max(100, idleTransactionLimit))
+                    """
+                )
                 return connection
             } catch {
                 guard error.code == .unavailable, ContinuousClock.now < deadline else { throw error }
@@ -321,7 +335,12 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                         "\(error.message); still unreachable after \(retryWindow.components.seconds) s of retries"
                     )
                 }
-                connection = try Self.connect(url, durability: durability, retryingFor: remaining)
+                connection = try Self.connect(
+                    url,
+                    durability: durability,
+                    idleTransactionLimit: instance.leaseMilliseconds,
+                    retryingFor: remaining
+                )
                 if let alreadyDone, let result = try alreadyDone() {
                     return result
                 }

@@ -1,0 +1,263 @@
+import FlowCore
+import FlowWire
+import Foundation
+import TestSupport
+import Testing
+import ZeroMQ
+
+/// A fleet of real flowd processes on loopback sharing one real PostgreSQL server (started by the test as an
+/// unprivileged user in a temporary directory), with real stepper and presenter processes that know every
+/// instance's endpoints: an instance killed under load, or paused past its lease, loses no acknowledged step, and
+/// its clients end up at the instance that serves their session.
+@Suite(.serialized, .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason ?? "")))
+struct FleetTests {
+    typealias Tick = KillTortureTests.Tick
+
+    /// One instance of the fleet: its name and tcp endpoints on loopback, and its process once started.
+    final class Instance {
+        let name: String
+        let control = "tcp://127.0.0.1:\(freeLoopbackPort())"
+        let events = "tcp://127.0.0.1:\(freeLoopbackPort())"
+        var process: DaemonProcess?
+
+        init(_ name: String) {
+            self.name = name
+        }
+
+        func start(store: String, flows: String, lease: String) throws {
+            let daemon = try DaemonProcess([
+                "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
+                "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000", "--log-level",
+                "debug",
+            ])
+            _ = try daemon.readyEndpoints()
+            process = daemon
+        }
+    }
+
+    private let server: PostgresServer
+    private let scratch = ScratchDirectory("fleet")
+    private var flowsPath: String { scratch.path + "/flows.yaml" }
+
+    init() throws {
+        server = try PostgresServer()
+        try KillTortureTests.flows.write(toFile: scratch.path + "/flows.yaml", atomically: true, encoding: .utf8)
+    }
+
+    /// A client's arguments: its session, and the instances to try, in this order.
+    private func connection(_ session: String, _ instances: [Instance]) -> [String] {
+        [
+            "--control", instances.map(\.control).joined(separator: ","), "--events",
+            instances.map(\.events).joined(separator: ","), "--session", session, "--connect-timeout", "30000",
+            "--reconnect-interval-max", "200",
+        ]
+    }
+
+    /// The instance that owns a session in the store.
+    private func owner(of session: String, in database: String) -> String? {
+        let found = try? server.psql(
+            "SELECT owner FROM flowbus_sessions WHERE session = '\(session)'",
+            database: database
+        )
+        let name = found?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return name.isEmpty ? nil : name
+    }
+
+    /// The ticks of stepper s1's fates a stepper process printed, with whether each was accepted.
+    private func fates(_ stepper: ChildProcess) -> [(tick: Tick, accepted: Bool)] {
+        KillTortureTests.fates([stepper])
+    }
+
+    /// The Tick screens of a session in an instance's tree, in placement order.
+    private func ticksInTree(of session: String, at instance: Instance) throws -> [Tick] {
+        let context = try Context()
+        let probe = try TestPeer(
+            "probe-\(UUID().uuidString.prefix(6))",
+            session: session,
+            context: context,
+            control: instance.control,
+            events: instance.events
+        )
+        try probe.hello(.inspector, name: "probe")
+        try probe.send(.query(Query(what: "tree", arguments: ["session": .string(session)])))
+        let tree = try probe.expect { message in
+            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        }
+        let screens = tree["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        return screens.filter { $0["name"] == "Tick" }.compactMap { screen in
+            let parameters = screen["parameters"]?.objectValue
+            guard let stepper = parameters?["s"]?.intValue, let number = parameters?["n"]?.intValue else { return nil }
+            return Tick(stepper: stepper, number: number)
+        }
+    }
+
+    @Test func theSessionsOfAKilledInstanceAreServedByTheOthersWithEveryAcknowledgedStepOnce() throws {
+        let database = "killed"
+        let store = try server.createDatabase(database)
+        let instances = ["a", "b", "c"].map(Instance.init)
+        for instance in instances {
+            try instance.start(store: store, flows: flowsPath, lease: "2s")
+        }
+        // Session k<i> tries instance i first: the sessions spread over the fleet.
+        let sessions = ["k0", "k1", "k2"]
+        var presenters: [ChildProcess] = []
+        var steppers: [ChildProcess] = []
+        for (index, session) in sessions.enumerated() {
+            let order = Array(instances[index...] + instances[..<index])
+            presenters.append(try ChildProcess("flowdemo", ["presenter", "--plain"] + connection(session, order)))
+            steppers.append(try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection(session, order)))
+        }
+        for stepper in steppers {
+            try stepper.waitForOutput(containing: "connected to session", within: .seconds(30))
+        }
+        #expect(sessions.map { owner(of: $0, in: database) } == ["a", "b", "c"])
+        let perStepper = 30
+        for stepper in steppers {
+            for number in 1...perStepper {
+                stepper.send("emit tick s=1 n=\(number)")
+            }
+        }
+        // Under load: once steps are flowing, instance a dies.
+        _ = waitUntil(within: .seconds(30)) { steppers.reduce(0) { $0 + fates($1).count } >= 20 }
+        let killed = ContinuousClock.now
+        #expect(instances[0].process?.signal(SIGKILL) != nil)
+        let moved = waitUntil(within: .seconds(15)) { ["b", "c"].contains(owner(of: "k0", in: database)) }
+        let took = ContinuousClock.now - killed
+        #expect(moved, "no instance took session k0 over")
+        // Within the lease (2 s) and a second, another instance serves it.
+        #expect(took <= .seconds(3), "session k0 moved after \(took)")
+
+        #expect(
+            waitUntil(within: .seconds(60)) { steppers.allSatisfy { fates($0).count >= perStepper } },
+            "the steppers did not get every fate: \(steppers.map(\.output))"
+        )
+        for (index, session) in sessions.enumerated() {
+            let accepted = fates(steppers[index]).filter(\.accepted).map(\.tick)
+            #expect(accepted.count == perStepper, "\(session): \(fates(steppers[index]).filter { !$0.accepted })")
+            let name = try #require(owner(of: session, in: database))
+            let instance = try #require(instances.first { $0.name == name })
+            let inTree = try ticksInTree(of: session, at: instance)
+            // Every acknowledged step's effect is there exactly once, in order.
+            #expect(inTree.map(\.number) == Array(1...perStepper), "\(session) at \(name): \(inTree)")
+            // The presenter draws what the instance that serves the session holds.
+            let drawn = waitUntil(within: .seconds(20)) {
+                KillTortureTests.lastFrameTicks(presenters[index].output) == inTree
+            }
+            #expect(drawn, "\(session): the presenter's last frame differs from the tree at \(name)")
+        }
+        for client in steppers + presenters {
+            client.send("quit")
+        }
+    }
+
+    @Test func aPausedInstanceCannotWriteWhatItLostAndItsClientsAreSentOn() throws {
+        let database = "paused"
+        let store = try server.createDatabase(database)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: "1s")
+        try b.start(store: store, flows: flowsPath, lease: "1s")
+        // The presenter knows instance a only: it must be sent to b.
+        let presenter = try ChildProcess("flowdemo", ["presenter", "--plain"] + connection("p", [a]))
+        let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("p", [a, b]))
+        try stepper.waitForOutput(containing: "connected to session", within: .seconds(30))
+        #expect(owner(of: "p", in: database) == "a")
+        for number in 1...5 {
+            stepper.send("emit tick s=1 n=\(number)")
+        }
+        #expect(waitUntil(within: .seconds(20)) { fates(stepper).count == 5 })
+        let pid = try #require(a.process?.process.processIdentifier)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        #expect(waitUntil(within: .seconds(15)) { owner(of: "p", in: database) == "b" }, "b did not take p over")
+        for number in 6...10 {
+            stepper.send("emit tick s=1 n=\(number)")
+        }
+        #expect(
+            waitUntil(within: .seconds(30)) { fates(stepper).count == 10 },
+            "the stepper did not get its fates from b: \(stepper.output)"
+        )
+        kill(pid, SIGCONT)
+        // a learns it lost the session, forgets it, and writes nothing of it.
+        let forgotten = try a.process?.line(containing: "another instance took this session over", within: .seconds(15))
+        #expect(forgotten?.contains("session=p") == true)
+        #expect(owner(of: "p", in: database) == "b")
+        let inTree = try ticksInTree(of: "p", at: b)
+        #expect(inTree.map(\.number) == Array(1...10))
+        #expect(fates(stepper).allSatisfy { $0.accepted })
+        // The presenter, told to say HELLO again, is sent to b and draws b's tree.
+        let drawn = waitUntil(within: .seconds(20)) { KillTortureTests.lastFrameTicks(presenter.output) == inTree }
+        #expect(drawn, "the presenter's last frame: \(KillTortureTests.lastFrameTicks(presenter.output))")
+        stepper.send("quit")
+        presenter.send("quit")
+    }
+
+    @Test func aClientIsSentToTheOwnerAndPastAnInstanceThatIsDown() throws {
+        let database = "redirects"
+        let store = try server.createDatabase(database)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: "5s")
+        try b.start(store: store, flows: flowsPath, lease: "5s")
+        let first = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("r", [a]))
+        try first.waitForOutput(containing: "connected to session r", within: .seconds(30))
+        // A second stepper of the session knows b only: b sends it to a, which serves the session.
+        let second = try ChildProcess("flowdemo", ["stepper", "--name", "s2"] + connection("r", [b]))
+        try second.waitForOutput(containing: "connected to session r", within: .seconds(30))
+        second.send("emit tick s=2 n=1")
+        try second.waitForOutput(containing: "accepted", within: .seconds(20))
+        #expect(owner(of: "r", in: database) == "a")
+        #expect(try ticksInTree(of: "r", at: a).map(\.stepper) == [2])
+        #expect(
+            try b.process?.line(containing: "redirected a HELLO", within: .seconds(5)).contains("instance=a") == true
+        )
+        // An endpoint list whose first instance is down: the next one is tried.
+        let down = Instance("down")
+        let third = try ChildProcess("flowdemo", ["stepper", "--name", "s3"] + connection("r", [down, b]))
+        try third.waitForOutput(containing: "connected to session r", within: .seconds(30))
+        for client in [first, second, third] {
+            client.send("quit")
+        }
+    }
+
+    @Test func aRestartedDatabaseLosesNoAcknowledgedStepAndAcknowledgesNothingUnwritten() throws {
+        let database = "restarted"
+        let store = try server.createDatabase(database)
+        let a = Instance("a")
+        try a.start(store: store, flows: flowsPath, lease: "10s")
+        let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("d", [a]))
+        try stepper.waitForOutput(containing: "connected to session d", within: .seconds(30))
+        let total = 40
+        for number in 1...total {
+            stepper.send("emit tick s=1 n=\(number)")
+        }
+        _ = waitUntil(within: .seconds(20)) { fates(stepper).count >= 10 }
+        server.stop(immediately: true)
+        // While the database is down, nothing more is acknowledged.
+        Thread.sleep(forTimeInterval: 0.3)
+        let during = fates(stepper).count
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(fates(stepper).count == during, "steps were acknowledged while the database was down")
+        try server.start()
+        #expect(
+            waitUntil(within: .seconds(60)) { fates(stepper).count >= total },
+            "not every step got its fate: \(stepper.output.suffix(2000))"
+        )
+        #expect(fates(stepper).allSatisfy { $0.accepted })
+        #expect(try ticksInTree(of: "d", at: a).map(\.number) == Array(1...total))
+        #expect(a.process?.process.isRunning == true)
+        stepper.send("quit")
+    }
+
+    @Test func anInstanceRefusesANewerSchema() throws {
+        let database = "newer"
+        let store = try server.createDatabase(database)
+        let a = Instance("a")
+        try a.start(store: store, flows: flowsPath, lease: "5s")
+        #expect(a.process?.signal(SIGTERM) != nil)
+        try server.psql("UPDATE flowbus_schema SET version = 7", database: database)
+        let refused = try DaemonProcess([
+            "--flows", flowsPath, "--store", store, "--instance", "a", "--control", a.control, "--events", a.events,
+        ])
+        #expect(refused.exitStatus(within: .seconds(30)) != 0)
+        #expect(refused.standardError.contains("newer FlowBus (schema 7"))
+    }
+}
