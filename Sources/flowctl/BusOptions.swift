@@ -127,18 +127,44 @@ struct BusOptions: ParsableArguments {
         return options
     }
 
-    /// An inspector connected to flowd; exits 69 with a clear message when flowd is not there.
-    func inspector() async throws -> InspectorClient {
+    /// An inspector connected to flowd (at `endpoints`, another instance of its fleet, when given; of `session`
+    /// only, when given: in a fleet, at the instance that serves it); exits 69 with a clear message when flowd is
+    /// not there.
+    func inspector(at endpoints: Endpoints? = nil, session: String? = nil) async throws -> InspectorClient {
         try refuseWithoutPermission()
+        var options = clientOptions
+        if let endpoints {
+            options.endpoints = endpoints
+            options.alternateEndpoints = []
+        }
         do {
-            return try await InspectorClient.connect(options: clientOptions)
+            return try await InspectorClient.connect(session: session, options: options)
         } catch let error as FlowBusError where error.code == .unreachable {
             // The client says why when it knows (a refused key, a failed handshake, a socket file not writable).
             let problem = error.message.split(separator: "; ", maxSplits: 1).dropFirst().first.map { ": \($0)" } ?? ""
             printError(
-                "flowctl: flowd is not answering at \(clientOptions.endpoints.control) (waited \(timeout) ms)\(problem)"
+                "flowctl: flowd is not answering at \(options.endpoints.control) (waited \(timeout) ms)\(problem)"
             )
             throw ExitCode(69)
+        }
+    }
+
+    /// The live instances of flowd's fleet, each with the endpoints to reach it at (of the transport flowctl uses);
+    /// empty for a flowd of its own.
+    func fleetInstances() async throws -> [(name: String, endpoints: Endpoints)] {
+        let inspector = try await inspector()
+        let fleet = try await query(inspector, "fleet").objectValue ?? [:]
+        await inspector.close()
+        guard fleet["fleet"] == .bool(true) else { return [] }
+        return (fleet["instances"]?.arrayValue?.compactMap(\.objectValue) ?? []).compactMap { member in
+            guard member["alive"] == .bool(true), let name = member["name"]?.stringValue,
+                let endpoints = Endpoints.preferred(
+                    control: member["control"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    events: member["events"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    like: self.endpoints.control
+                )
+            else { return nil }
+            return (name, endpoints)
         }
     }
 
@@ -229,7 +255,7 @@ func printJSON(_ value: some Encodable) throws {
 extension BusOptions {
     /// Exits 1 when flowd does not have `session`, asking on a connection of its own.
     func requireSession(_ session: String) async throws {
-        let inspector = try await inspector()
+        let inspector = try await inspector(session: session)
         do {
             try await requireSession(session, inspector)
         } catch {

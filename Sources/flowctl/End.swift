@@ -21,7 +21,7 @@ struct End: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        let inspector = try await bus.inspector()
+        let inspector = try await bus.inspector(session: session)
         _ = try await bus.query(inspector, "endSession", session: session)
         await inspector.close()
         print("ended session \(TerminalText.safe(session))")

@@ -38,7 +38,7 @@ struct Explain: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let inspector = try await bus.inspector()
+        let inspector = try await bus.inspector(session: session)
         let session = try await bus.session(session, inspector)
         let drops = try await bus.query(inspector, "drops", session: session, arguments: ["limit": .int(last)])
         let tree = try? SessionTree(try await bus.query(inspector, "tree", session: session))

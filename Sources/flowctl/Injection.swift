@@ -45,7 +45,7 @@ struct InjectionOptions: ParsableArguments {
         let inspector: InspectorClient
         try bus.refuseWithoutPermission()
         do {
-            inspector = try await InspectorClient.connect(name: stepper, options: options)
+            inspector = try await InspectorClient.connect(name: stepper, session: session, options: options)
         } catch let error as FlowBusError where error.code == .unreachable {
             printError("flowctl: flowd is not answering at \(options.endpoints.control) (waited \(bus.timeout) ms)")
             throw ExitCode(69)

@@ -30,7 +30,7 @@ struct Steps: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        let inspector = try await bus.inspector()
+        let inspector = try await bus.inspector(session: session)
         let session = try await bus.session(session, inspector)
         let reply = try await bus.query(inspector, "steps", session: session)
         await inspector.close()

@@ -8,13 +8,20 @@ struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List flowd's sessions, and its steppers, presenters, guards and inspectors with their liveness.",
         discussion: """
+            In a fleet of flowd instances, it lists every live instance's sessions and peers, each with the \
+            instance that serves it, after the instances themselves (from the fleet's database). Any instance \
+            will do; give several (--control and --events, comma-separated) to reach one that is up.
+
             Examples:
               flowctl list
               flowctl list --json | jq '.registrations[] | select(.role == "presenter")'
             """
     )
 
-    @Flag(help: "One JSON object: {\"sessions\": [...], \"registrations\": [...], \"store\": {...}}.")
+    @Flag(
+        help:
+            "One JSON object: {\"sessions\": [...], \"registrations\": [...], \"store\": {...}}; in a fleet also \"fleet\", and an \"instance\" in each session and registration."
+    )
     var json = false
 
     @Flag(help: "Also list inspectors (flowctl's own connections among them), which are left out by default.")
@@ -24,19 +31,34 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let inspector = try await bus.inspector()
-        let sessions = try await bus.allPages(inspector, "sessions")
-        let registrations = try await bus.allPages(inspector, "registrations")
+        let fleet = try await bus.query(inspector, "fleet").objectValue ?? [:]
+        var sessions = try await bus.allPages(inspector, "sessions").arrayValue ?? []
+        var registrations = try await bus.allPages(inspector, "registrations").arrayValue ?? []
         let store = try await bus.query(inspector, "store")
         await inspector.close()
+        let inFleet = fleet["fleet"] == .bool(true)
+        if inFleet {
+            (sessions, registrations) = try await everyInstance(fleet)
+        }
         if json {
-            try printJSON(JSONValue.object(["sessions": sessions, "registrations": registrations, "store": store]))
+            var object: JSONObject = [
+                "sessions": .array(sessions), "registrations": .array(registrations), "store": store,
+            ]
+            if inFleet {
+                object["fleet"] = .object(fleet)
+            }
+            try printJSON(JSONValue.object(object))
             return
         }
         let now = Int(Date().timeIntervalSince1970 * 1000)
         let width = TerminalSize.columns
-        let sessionRows = (sessions.arrayValue ?? []).map { session in
+        if inFleet {
+            print(fleetTable(fleet).lines(width: width).joined(separator: "\n"))
+            print("")
+        }
+        let sessionRows = sessions.map { session in
             let fields = session.objectValue ?? [:]
-            return [
+            return (inFleet ? [fields["instance"]?.stringValue ?? "?"] : []) + [
                 fields["session"]?.stringValue ?? "?", fields["ready"] == .bool(true) ? "yes" : "no",
                 "\(fields["flows"]?.intValue ?? 0)", "\(fields["peers"]?.intValue ?? 0)",
                 age(since: fields["createdAt"]?.intValue, now: now),
@@ -44,18 +66,18 @@ struct List: AsyncParsableCommand {
             ]
         }
         let sessionTable = TextTable(
-            headers: ["SESSION", "READY", "FLOWS", "PEERS", "AGE", "IDLE"],
+            headers: (inFleet ? ["INSTANCE"] : []) + ["SESSION", "READY", "FLOWS", "PEERS", "AGE", "IDLE"],
             rows: sessionRows,
-            shrinkable: [0]
+            shrinkable: inFleet ? [1] : [0]
         )
         print(sessionTable.lines(width: width).joined(separator: "\n"))
         print("")
-        let listed = (registrations.arrayValue ?? []).filter {
+        let listed = registrations.filter {
             all || $0.objectValue?["role"]?.stringValue != "inspector"
         }
         let registrationRows = listed.map { registration in
             let fields = registration.objectValue ?? [:]
-            return [
+            return (inFleet ? [fields["instance"]?.stringValue ?? "?"] : []) + [
                 fields["id"]?.stringValue ?? "?", fields["role"]?.stringValue ?? "?",
                 fields["name"]?.stringValue ?? "?",
                 fields["session"]?.stringValue ?? "-",
@@ -63,12 +85,12 @@ struct List: AsyncParsableCommand {
             ]
         }
         let registrationTable = TextTable(
-            headers: ["ID", "ROLE", "NAME", "SESSION", "LAST HEARD"],
+            headers: (inFleet ? ["INSTANCE"] : []) + ["ID", "ROLE", "NAME", "SESSION", "LAST HEARD"],
             rows: registrationRows,
-            shrinkable: [0, 2, 3]
+            shrinkable: inFleet ? [1, 3, 4] : [0, 2, 3]
         )
         print(registrationTable.lines(width: width).joined(separator: "\n"))
-        let hidden = (registrations.arrayValue ?? []).count - listed.count
+        let hidden = registrations.count - listed.count
         if hidden > 0 {
             print(
                 "(\(hidden) inspector\(hidden == 1 ? "" : "s"), flowctl's own connection among them: --all lists them)"
@@ -76,6 +98,52 @@ struct List: AsyncParsableCommand {
         }
         print("")
         print(storeLine(store.objectValue ?? [:]))
+    }
+
+    /// The sessions and registrations of every live instance of the fleet, each with its instance's name.
+    private func everyInstance(_ fleet: JSONObject) async throws -> ([JSONValue], [JSONValue]) {
+        var sessions: [JSONValue] = []
+        var registrations: [JSONValue] = []
+        for member in fleet["instances"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            guard member["alive"] == .bool(true), let name = member["name"]?.stringValue,
+                let endpoints = Endpoints.preferred(
+                    control: member["control"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    events: member["events"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    like: bus.endpoints.control
+                )
+            else { continue }
+            let inspector = try await bus.inspector(at: endpoints)
+            let tagged = { (entries: JSONValue) in
+                (entries.arrayValue ?? []).map { entry in
+                    var fields = entry.objectValue ?? [:]
+                    fields["instance"] = .string(name)
+                    return JSONValue.object(fields)
+                }
+            }
+            sessions += tagged(try await bus.allPages(inspector, "sessions"))
+            registrations += tagged(try await bus.allPages(inspector, "registrations"))
+            await inspector.close()
+        }
+        return (sessions, registrations)
+    }
+
+    /// The fleet's instances: which are alive, their lease, how many sessions each serves, where clients reach it.
+    private func fleetTable(_ fleet: JSONObject) -> TextTable {
+        let rows = (fleet["instances"]?.arrayValue?.compactMap(\.objectValue) ?? []).map { member in
+            let remaining = member["leaseRemaining"]?.intValue ?? 0
+            return [
+                (member["name"]?.stringValue ?? "?") + (member["name"] == fleet["instance"] ? " *" : ""),
+                member["alive"] == .bool(true) ? "yes" : "no",
+                remaining >= 0 ? "\(remaining) ms left" : "expired \(-remaining / 1000) s ago",
+                "\(member["sessions"]?.intValue ?? 0)",
+                member["control"]?.arrayValue?.compactMap(\.stringValue).joined(separator: " ") ?? "",
+            ]
+        }
+        return TextTable(
+            headers: ["INSTANCE", "ALIVE", "LEASE", "SESSIONS", "CONTROL"],
+            rows: rows,
+            shrinkable: [4]
+        )
     }
 
     /// Where flowd keeps its sessions, as one line.

@@ -38,7 +38,7 @@ struct SessionData: AsyncParsableCommand {
         let key = String(assignment[..<equals])
         let text = assignment[assignment.index(after: equals)...]
         let value: JSONValue? = text.isEmpty ? nil : Parameter.split(assignment)?.1
-        let inspector = try await bus.inspector()
+        let inspector = try await bus.inspector(session: session)
         try await bus.requireSession(session, inspector)
         do {
             try await inspector.setSessionData(key, to: value, session: session, timeout: .milliseconds(bus.timeout))

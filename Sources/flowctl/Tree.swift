@@ -38,7 +38,7 @@ struct Tree: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let inspector = try await bus.inspector()
+        let inspector = try await bus.inspector(session: session)
         let session = try await bus.session(session, inspector)
         let reply = try await bus.query(inspector, "tree", session: session)
         await inspector.close()

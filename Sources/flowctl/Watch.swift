@@ -25,6 +25,9 @@ struct Watch: AsyncParsableCommand {
               flowctl watch --session kiosk-7 --type step --type commands
               flowctl watch --stepper app --json | jq 'select(.fields.accepted == false)'
               flowctl watch --step paymentDone --count 1 --timeout 30   # wait for one step in a script
+
+            In a fleet of flowd instances, it watches every live instance at once; each line starts with the \
+            instance it comes from (JSON: an "instance" field).
             """
     )
 
@@ -102,29 +105,71 @@ struct Watch: AsyncParsableCommand {
         if let session, !wait {
             try await bus.requireSession(session)
         }
-        let stream: InspectionStream
-        do {
-            stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)
-        } catch let error as FlowBusError where error.code == .unreachable {
-            printError(
-                "flowctl: flowd is not answering at \(bus.clientOptions.endpoints.events) (waited \(bus.timeout) ms)"
-            )
-            throw ExitCode(69)
+        // A fleet: every live instance; else the one flowd.
+        let instances = try await bus.fleetInstances()
+        var streams: [(instance: String?, stream: InspectionStream)] = []
+        let targets: [(name: String?, endpoints: Endpoints)] =
+            instances.isEmpty ? [(nil, bus.endpoints)] : instances.map { ($0.name, $0.endpoints) }
+        for (name, endpoints) in targets {
+            var options = bus.clientOptions
+            if name != nil {
+                options.endpoints = endpoints
+                options.alternateEndpoints = []
+            }
+            do {
+                streams.append(
+                    (name, try await InspectionStream.open(session: session, commands: true, options: options))
+                )
+            } catch let error as FlowBusError where error.code == .unreachable {
+                printError("flowctl: flowd is not answering at \(options.endpoints.events) (waited \(bus.timeout) ms)")
+                throw ExitCode(69)
+            }
         }
         let names = await knownNames()
-        printError(
-            "watching flowd at \(bus.clientOptions.endpoints.events)\(session.map { " (session \($0))" } ?? ""); Ctrl-C to stop"
-        )
+        let watched =
+            instances.isEmpty
+            ? bus.clientOptions.endpoints.events
+            : "the fleet's \(instances.count) instances (\(instances.map(\.name).joined(separator: ", ")))"
+        printError("watching flowd at \(watched)\(session.map { " (session \($0))" } ?? ""); Ctrl-C to stop")
         let formatter = WatchFormatter(colored: colored, clock: time)
-        let counted = try await show(stream, filter: filter, names: names, formatter: formatter)
+        let opened = streams
+        let counted = try await show(
+            Self.merged(opened),
+            close: { opened.forEach { $0.stream.close() } },
+            filter: filter,
+            names: names,
+            formatter: formatter
+        )
         if let count, counted < count {
             throw ExitCode(1)
         }
     }
 
+    /// The batches of several streams as they come, each with the instance it comes from.
+    private static func merged(
+        _ streams: [(instance: String?, stream: InspectionStream)]
+    ) -> AsyncStream<(instance: String?, batch: [Inspected])> {
+        AsyncStream { continuation in
+            let readers = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for (instance, stream) in streams {
+                        group.addTask {
+                            for await batch in stream.batches {
+                                continuation.yield((instance, batch))
+                            }
+                        }
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in readers.cancel() }
+        }
+    }
+
     /// Shows items until --count or --timeout; returns how many were shown.
     private func show(
-        _ stream: InspectionStream,
+        _ batches: AsyncStream<(instance: String?, batch: [Inspected])>,
+        close: @escaping @Sendable () -> Void,
         filter: WatchFilter,
         names initial: WatchNames,
         formatter: WatchFormatter
@@ -132,14 +177,14 @@ struct Watch: AsyncParsableCommand {
         let timer = timeout.map { seconds in
             Task {
                 try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-                stream.close()
+                close()
             }
         }
         defer { timer?.cancel() }
         var names = initial
         var shown = 0
         // What arrived together is written together: one write per burst, each line whole.
-        reading: for await batch in stream.batches {
+        reading: for await (instance, batch) in batches {
             var lines: [UInt8] = []
             defer { if !lines.isEmpty { printLines(lines) } }
             for inspected in batch {
@@ -159,14 +204,20 @@ struct Watch: AsyncParsableCommand {
                 names.learn(from: item)
                 guard filter.shows(item, names: names) else { continue }
                 if json {
-                    lines += formatter.json(item)
+                    let object = formatter.json(item)
+                    if let instance, object.first == UInt8(ascii: "{") {
+                        lines +=
+                            Array("{\"instance\":\(JSONValue.string(instance).description),".utf8) + object.dropFirst()
+                    } else {
+                        lines += object
+                    }
                 } else {
-                    lines += formatter.line(item, names: names).utf8
+                    lines += ((instance.map { "[\($0)] " } ?? "") + formatter.line(item, names: names)).utf8
                 }
                 lines.append(UInt8(ascii: "\n"))
                 shown += 1
                 if let count, shown >= count {
-                    stream.close()
+                    close()
                     break reading
                 }
             }
@@ -177,7 +228,9 @@ struct Watch: AsyncParsableCommand {
     /// Flows' names and screens' presenters of the sessions watched, from their trees.
     private func knownNames() async -> WatchNames {
         var names = WatchNames()
-        guard let inspector = try? await InspectorClient.connect(options: bus.clientOptions) else { return names }
+        guard let inspector = try? await InspectorClient.connect(session: session, options: bus.clientOptions) else {
+            return names
+        }
         let sessions: [String]
         if let session {
             sessions = [session]

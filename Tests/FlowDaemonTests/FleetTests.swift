@@ -218,6 +218,61 @@ struct FleetTests {
         }
     }
 
+    /// flowctl, given any instance, sees the whole fleet: `list` every instance's sessions with the instance that
+    /// serves each, `tree` a session another instance serves, `watch` every instance's events.
+    @Test func flowctlSeesTheFleetInOneView() throws {
+        let database = "view"
+        let store = try server.createDatabase(database)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: "5s")
+        try b.start(store: store, flows: flowsPath, lease: "5s")
+        let atA = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("va", [a]))
+        let atB = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("vb", [b]))
+        for stepper in [atA, atB] {
+            try stepper.waitForOutput(containing: "connected to session", within: .seconds(30))
+        }
+        let flowctl = try builtProduct("flowctl")
+        let bus = ["--control", b.control, "--events", b.events]
+        // Both instances know each other once each has looked at the fleet.
+        var listed: JSONObject = [:]
+        let both = waitUntil(within: .seconds(10)) {
+            guard let run = try? TestSupport.run(flowctl, ["list", "--json"] + bus), run.status == 0,
+                let object = try? JSONValue(parsing: Array(run.output.utf8)).objectValue
+            else { return false }
+            listed = object
+            return object["sessions"]?.arrayValue?.count == 2
+        }
+        #expect(both, "flowctl list: \(listed)")
+        let instanceOf = Dictionary(
+            uniqueKeysWithValues: (listed["sessions"]?.arrayValue ?? []).compactMap(\.objectValue).compactMap {
+                fields in
+                fields["session"]?.stringValue.map { ($0, fields["instance"]?.stringValue ?? "?") }
+            }
+        )
+        #expect(instanceOf == ["va": "a", "vb": "b"])
+        #expect(listed["fleet"]?.objectValue?["instances"]?.arrayValue?.count == 2)
+        let table = try TestSupport.run(flowctl, ["list"] + bus)
+        #expect(table.output.contains("INSTANCE  ALIVE"))
+        // A session another instance serves: flowctl is sent there.
+        let tree = try TestSupport.run(flowctl, ["tree", "va", "--json"] + bus)
+        #expect(tree.status == 0, "\(tree.errors)")
+        #expect(tree.output.contains("\"session\":\"va\"") || tree.output.contains("\"session\" : \"va\""))
+        // watch: the events of both instances, each with its instance.
+        let watch = try ChildProcess(
+            "flowctl",
+            ["watch", "--json", "--all", "--color", "never", "--timeout", "20"] + bus
+        )
+        try watch.waitForOutput(containing: "watching flowd at the fleet's 2 instances", within: .seconds(10))
+        atA.send("emit tick s=1 n=1")
+        atB.send("emit tick s=1 n=2")
+        try watch.waitForOutput(containing: "\"instance\":\"a\"", within: .seconds(10))
+        try watch.waitForOutput(containing: "\"instance\":\"b\"", within: .seconds(10))
+        watch.terminate(with: SIGINT)
+        for stepper in [atA, atB] {
+            stepper.send("quit")
+        }
+    }
+
     @Test func aRestartedDatabaseLosesNoAcknowledgedStepAndAcknowledgesNothingUnwritten() throws {
         let database = "restarted"
         let store = try server.createDatabase(database)

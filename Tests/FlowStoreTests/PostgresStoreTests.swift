@@ -112,8 +112,10 @@ struct PostgresStoreTests {
         let b = try store(url, "b")
         _ = try a.load()
         _ = try b.load()
+        // Asked about without claiming (an inspector), a session nobody has stays nobody's.
+        #expect(try b.locate("s", claiming: false) == .nowhere)
         try claim(["s"], by: a)
-        guard case .elsewhere(let owner) = try b.locate("s") else {
+        guard case .elsewhere(let owner) = try b.locate("s", claiming: false) else {
             Issue.record("b took a session a owns")
             return
         }

@@ -24,17 +24,19 @@ public final class InspectorClient: Sendable {
         connection.enqueue(.close(done: nil))
     }
 
-    /// Connects as an inspector (no session). Without a name, the inspector gets one of its own
-    /// (`inspector-<pid>-<n>`): two connections must never share a routing id.
+    /// Connects as an inspector: of every session, or of `session` only (in a fleet of flowd instances, the
+    /// instance that serves it takes the connection: the others send it there). Without a name, the inspector
+    /// gets one of its own (`inspector-<pid>-<n>`): two connections must never share a routing id.
     /// - Throws: ``FlowBusError`` `unreachable`, `refused`, `invalidOptions`.
     public static func connect(
         name: String? = nil,
+        session: String? = nil,
         options: ClientOptions = ClientOptions()
     ) async throws -> InspectorClient {
         let name =
             name
             ?? "inspector-\(ProcessInfo.processInfo.processIdentifier)-\(connections.add(1, ordering: .relaxed).newValue)"
-        let setup = try ConnectionSetup(options: options, role: .inspector, name: name, session: nil)
+        let setup = try ConnectionSetup(options: options, role: .inspector, name: name, session: session)
         return InspectorClient(try await BusConnection.open(setup))
     }
 

@@ -134,9 +134,8 @@ extension ConnectionLoop {
     func redirected(_ redirect: Redirect) {
         // The endpoints of the transport the client uses now, if the instance has one (ipc on one machine, tcp
         // across machines); else its first.
-        let scheme = target.control.prefix { $0 != ":" }
-        let pairs = zip(redirect.control, redirect.events).map { Endpoints(control: $0, events: $1) }
-        guard let next = pairs.first(where: { $0.control.hasPrefix(scheme + ":") }) ?? pairs.first else {
+        guard let next = Endpoints.preferred(control: redirect.control, events: redirect.events, like: target.control)
+        else {
             setup.options.logger.info("flowd sent this client to instance \(redirect.instance), which has no endpoints")
             return
         }

@@ -20,6 +20,8 @@ struct FleetState: Sendable {
     var parked: [SessionID: [ParkedHello]] = [:]
     /// Sessions to ask the store about once the turn's writes are handed over.
     var toLocate: [SessionID] = []
+    /// Of them, those a HELLO would create (a stepper's or a presenter's): claimed when nobody owns them.
+    var claiming: Set<SessionID> = []
     /// The fleet's instances, as last read from the store.
     var members: [FleetMember] = []
 }
@@ -47,6 +49,9 @@ extension Coordinator {
         if fleet.parked[session] == nil {
             fleet.toLocate.append(session)
         }
+        if hello.role == .stepper || hello.role == .presenter {
+            fleet.claiming.insert(session)
+        }
         // A HELLO said again while the first waits replaces it: one answer per peer.
         fleet.parked[session, default: []].removeAll { $0.peer == peer }
         fleet.parked[session, default: []].append(
@@ -56,11 +61,12 @@ extension Coordinator {
         return true
     }
 
-    /// The sessions to ask the fleet's store about, taken (each once).
-    public mutating func takeSessionsToLocate() -> [SessionID] {
-        guard let sessions = fleet?.toLocate, !sessions.isEmpty else { return [] }
-        fleet?.toLocate = []
-        return sessions
+    /// The sessions to ask the fleet's store about, taken (each once), with whether a HELLO would create it.
+    public mutating func takeSessionsToLocate() -> [(session: SessionID, claiming: Bool)] {
+        guard let fleet, !fleet.toLocate.isEmpty else { return [] }
+        self.fleet?.toLocate = []
+        self.fleet?.claiming = []
+        return fleet.toLocate.map { ($0, fleet.claiming.contains($0)) }
     }
 
     /// The store said where a session is served: its parked HELLOs go on here (the session restored from the store
@@ -89,6 +95,17 @@ extension Coordinator {
             }
             for hello in parked {
                 self.hello(hello.hello, from: hello.peer, userID: hello.userID, correlation: hello.correlation)
+            }
+        case .success(.nowhere):
+            // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own.
+            for hello in parked {
+                self.hello(
+                    hello.hello,
+                    from: hello.peer,
+                    userID: hello.userID,
+                    correlation: hello.correlation,
+                    located: true
+                )
             }
         case .success(.elsewhere(let owner)):
             for hello in parked {
@@ -219,6 +236,43 @@ extension Coordinator {
     public func sessionsLost(owning stored: Set<String>) -> Set<String> {
         guard let fleet else { return [] }
         return Set(fleet.owned.map(\.rawValue)).subtracting(stored)
+    }
+
+    /// The `fleet` query: this instance and the fleet's instances as the store last said (`{"fleet": false}` for a
+    /// flowd of its own).
+    func fleetReport() -> JSONValue {
+        guard let fleet else { return ["fleet": false] }
+        var members = fleet.members
+        if !members.contains(where: { $0.name == fleet.instance.name }) {
+            members.append(
+                FleetMember(
+                    name: fleet.instance.name,
+                    control: fleet.instance.control,
+                    events: fleet.instance.events,
+                    alive: true,
+                    leaseRemainingMilliseconds: fleet.instance.leaseMilliseconds,
+                    sessions: fleet.owned.count,
+                    startedAt: startedAt + wallOffset
+                )
+            )
+        }
+        return [
+            "fleet": true,
+            "instance": .string(fleet.instance.name),
+            "instances": .array(
+                members.sorted { $0.name < $1.name }.map { member in
+                    [
+                        "name": .string(member.name),
+                        "control": .array(member.control.map(JSONValue.string)),
+                        "events": .array(member.events.map(JSONValue.string)),
+                        "alive": .bool(member.alive),
+                        "leaseRemaining": .int(Int(member.leaseRemainingMilliseconds)),
+                        "sessions": .int(member.name == fleet.instance.name ? fleet.owned.count : member.sessions),
+                        "startedAt": .int(Int(member.startedAt)),
+                    ]
+                }
+            ),
+        ]
     }
 
     /// The fleet's instances, as the store last said.

@@ -71,6 +71,8 @@ extension Coordinator {
             result = (try? JSONValue(encoding: counters)) ?? .null
         case "store":
             result = storeReport()
+        case "fleet":
+            result = fleetReport()
         case "tree":
             guard let session, let inspection = engine.inspect(session) else {
                 reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
@@ -103,7 +105,7 @@ extension Coordinator {
                 to: peer.id,
                 correlation: header.id,
                 error: .unknownQuery,
-                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, tree, drops, flows, steps or endSession"
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, fleet, tree, drops, flows, steps or endSession"
             )
             return
         }

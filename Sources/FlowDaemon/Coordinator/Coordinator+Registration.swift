@@ -2,8 +2,15 @@ import FlowCore
 import FlowWire
 
 extension Coordinator {
-    /// Registers a peer (a restarted process takes over its id), creating its session when it is new.
-    mutating func hello(_ hello: Hello, from peer: String, userID: String?, correlation: UInt64) {
+    /// Registers a peer (a restarted process takes over its id), creating its session when it is new. In a fleet,
+    /// a HELLO for a session this instance does not own waits for the store (`located`: the store said nobody has it).
+    mutating func hello(
+        _ hello: Hello,
+        from peer: String,
+        userID: String?,
+        correlation: UInt64,
+        located: Bool = false
+    ) {
         guard hello.protocolVersion == WireCodec.version else {
             reply(
                 to: peer,
@@ -69,7 +76,9 @@ extension Coordinator {
             return
         }
         // An instance of a fleet serves the sessions it owns: for another, the fleet's store says where it is served.
-        if let session, parksHello(hello, session: session, peer: peer, userID: userID, correlation: correlation) {
+        if let session, !located,
+            parksHello(hello, session: session, peer: peer, userID: userID, correlation: correlation)
+        {
             return
         }
         var created = false

@@ -377,8 +377,8 @@ public final class DaemonServer: Sendable {
             )
             outgoing.removeAll(keepingCapacity: true)
             // After the turn's group: a session that ended in this turn is free in the store when asked about.
-            for session in daemon.coordinator.takeSessionsToLocate() {
-                writer.ask(.locate(session.rawValue))
+            for (session, claiming) in daemon.coordinator.takeSessionsToLocate() {
+                writer.ask(.locate(session.rawValue, claiming: claiming))
             }
             // The watchdog hears from the loop itself: a loop that is stuck stops it.
             notifier.tick(now: clock.now) { status(daemon.coordinator) }

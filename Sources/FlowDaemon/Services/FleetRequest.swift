@@ -2,8 +2,9 @@ import FlowStore
 
 /// A question the event loop asks a fleet's store, through the journal writer (the store's one thread).
 enum FleetRequest: Sendable, Hashable {
-    /// Who serves this session: here (claimed, or taken over from an instance whose lease expired), or elsewhere.
-    case locate(String)
+    /// Who serves this session: here (claimed when `claiming`, or taken over from an instance whose lease expired),
+    /// elsewhere, or nowhere.
+    case locate(String, claiming: Bool)
     /// Take over this instance's share of the sessions of dead instances, at most this many.
     case adoptOrphans(limit: Int)
     /// The sessions this instance owns in the store now.

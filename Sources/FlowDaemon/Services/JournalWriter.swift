@@ -240,15 +240,15 @@ public final class JournalWriter: Sendable {
         guard let fleet = store as? any FleetStore else {
             let error = StoreError(.unavailable, "this flowd's store is not a fleet's")
             switch request {
-            case .locate(let session): return .located(session, .failure(error))
+            case .locate(let session, _): return .located(session, .failure(error))
             case .adoptOrphans: return .adopted(.failure(error))
             case .owned: return .owned(.failure(error))
             case .members: return .members(.failure(error))
             }
         }
         switch request {
-        case .locate(let session):
-            return .located(session, Result { () throws(StoreError) in try fleet.locate(session) })
+        case .locate(let session, let claiming):
+            return .located(session, Result { () throws(StoreError) in try fleet.locate(session, claiming: claiming) })
         case .adoptOrphans(let limit):
             return .adopted(Result { () throws(StoreError) in try fleet.adoptOrphans(limit: limit) })
         case .owned:

@@ -8,10 +8,11 @@ public protocol FleetStore: SessionStore {
     /// This instance, as the fleet knows it.
     var instance: FleetInstance { get }
 
-    /// Who serves a session this instance does not hold in memory. A session nobody owns (a new one, or one whose
-    /// owner's lease expired) becomes this instance's, and comes with what is stored of it; a session a live
-    /// instance owns stays there, and the answer names that instance.
-    func locate(_ session: String) throws(StoreError) -> SessionPlacement
+    /// Who serves a session this instance does not hold in memory. A session whose owner's lease expired becomes
+    /// this instance's, and comes with what is stored of it; a session a live instance owns stays there, and the
+    /// answer names that instance. A session nobody owns becomes this instance's when `claiming` (a stepper or a
+    /// presenter creates it); else the answer is ``SessionPlacement/nowhere`` (an inspector asking about it).
+    func locate(_ session: String, claiming: Bool) throws(StoreError) -> SessionPlacement
 
     /// Takes over sessions of instances whose lease expired: this instance's share of them (the orphans divided by
     /// the live instances), at most `limit`. Returns what is stored of them.
@@ -51,6 +52,8 @@ public enum SessionPlacement: Sendable, Hashable {
     case here(StoredState)
     /// By another instance, whose lease is alive.
     case elsewhere(FleetMember)
+    /// Nowhere: no instance owns it, and it was not claimed.
+    case nowhere
 }
 
 /// One instance of a fleet, as the store sees it.

@@ -1,10 +1,10 @@
 extension PostgresStore {
-    public func locate(_ session: String) throws(StoreError) -> SessionPlacement {
+    public func locate(_ session: String, claiming: Bool = true) throws(StoreError) -> SessionPlacement {
         try retrying { () throws(StoreError) -> SessionPlacement in
             try transaction { () throws(StoreError) -> SessionPlacement in
                 // A few rounds at most: each one that does not decide lost a race another instance won.
                 for _ in 0..<4 {
-                    if let placement = try placeOnce(session) {
+                    if let placement = try placeOnce(session, claiming: claiming) {
                         return placement
                     }
                 }
@@ -15,7 +15,7 @@ extension PostgresStore {
 
     /// One look at a session's row: claims it when nobody owns it or its owner's lease expired; `nil` when another
     /// instance changed the row meanwhile.
-    private func placeOnce(_ session: String) throws(StoreError) -> SessionPlacement? {
+    private func placeOnce(_ session: String, claiming: Bool) throws(StoreError) -> SessionPlacement? {
         let found = try connection.run(
             """
             SELECT s.token, i.token IS NOT NULL AND i.token = s.token, coalesce(i.lease_until < clock_timestamp(), true),
@@ -25,6 +25,7 @@ extension PostgresStore {
             [.text(session)]
         )
         guard found.count == 1 else {
+            guard claiming else { return .nowhere }
             let claimed = try connection.run(
                 "INSERT INTO flowbus_sessions(session, owner, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
                 [.text(session), .text(instance.name), .integer(token)]

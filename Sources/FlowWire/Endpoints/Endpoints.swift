@@ -45,6 +45,14 @@ public struct Endpoints: Sendable, Hashable, Codable {
         return zip(controls, eventses).map { Endpoints(control: $0, events: $1) }
     }
 
+    /// Of an instance's endpoint pairs (a REDIRECT's, a fleet member's), the first of the transport `current` uses
+    /// (ipc on one machine, tcp across machines), else the first; `nil` when it has none.
+    public static func preferred(control: [String], events: [String], like current: String) -> Endpoints? {
+        let scheme = current.prefix { $0 != ":" }
+        let pairs = zip(control, events).map { Endpoints(control: $0, events: $1) }
+        return pairs.first { $0.control.hasPrefix(scheme + ":") } ?? pairs.first
+    }
+
     /// Endpoints on tcp at `host`, with the default ports unless others are given.
     public static func tcp(host: String, controlPort: Int = 5860, eventsPort: Int = 5861) -> Endpoints {
         Endpoints(control: "tcp://\(host):\(controlPort)", events: "tcp://\(host):\(eventsPort)")
