@@ -135,7 +135,11 @@ struct Watch: AsyncParsableCommand {
         let opened = streams
         let counted = try await show(
             Self.merged(opened),
-            close: { opened.forEach { $0.stream.close() } },
+            close: {
+                for (_, stream) in opened {
+                    stream.close()
+                }
+            },
             filter: filter,
             names: names,
             formatter: formatter
