@@ -128,7 +128,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport"]
+            dependencies: [
+                "FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport",
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
         .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "TestSupport", "ZeroMQ"]),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),

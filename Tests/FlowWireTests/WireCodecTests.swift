@@ -18,6 +18,9 @@ let everyMessage: [Message] = [
             lastSequence: 7
         )
     ),
+    .redirect(
+        Redirect(session: "kiosk", instance: "flowd-1", control: ["tcp://flowd-1:5860"], events: ["tcp://flowd-1:5861"])
+    ),
     .bye(Bye(reason: "shutting down")),
     .heartbeat(Heartbeat()),
     .error(ErrorReply(code: "unknownStep", message: "no step named 'x'")),
