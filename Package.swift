@@ -116,7 +116,8 @@ let package = Package(
         .executableTarget(
             name: "flowbench",
             dependencies: [
-                "FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ",
+                // TestSupport: the real PostgreSQL server the fleet's benchmark runs, as the tests start it.
+                "FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -44,6 +44,14 @@ case "durability":
     {
         print(result.line)
     }
+case "fleet":
+    // Only a fleet's cost (PostgreSQL against SQLite) and its takeover: flowbench fleet [--quick] [SESSIONS].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    let sessions = arguments.dropFirst().compactMap { Int($0) }.first ?? 10_000
+    for result in try FleetBenchmarks.run(endToEnd, quick: arguments.contains("--quick"), sessions: sessions) {
+        print(result.line)
+    }
 case "profile":
     // Only the in-process layers (codec, coordinator, engine): quick to compare two builds.
     let endToEnd = try EndToEndBenchmarks()
@@ -97,7 +105,8 @@ case "--help", "-h", "help":
           flowbench profile                      the in-process layers only (codec, coordinator, engine)
           flowbench coordinator [watched] [STEPS] the coordinator alone, for a profiler
           flowbench anchors [--quick]            flowd against the C relays and the Python coordinator (lean clients)
-          flowbench durability [--quick] [SESSIONS], flood [--quick], hostile, watcher [--quick]
+          flowbench durability [--quick] [SESSIONS], fleet [--quick] [SESSIONS], flood [--quick], hostile,
+          watcher [--quick]
                                                  one part of the suite
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone

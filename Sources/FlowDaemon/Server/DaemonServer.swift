@@ -439,6 +439,10 @@ public final class DaemonServer: Sendable {
                     "took over \(sessions.count) session\(sessions.count == 1 ? "" : "s") of instances whose lease expired"
                 )
             }
+            // A whole batch: there may be more, taken at once rather than at the next look.
+            if Set(stored.snapshots.map(\.session) + stored.entries.map(\.session)).count >= Self.adoptedPerLook {
+                writer.ask(.adoptOrphans(limit: Self.adoptedPerLook))
+            }
             return output
         case .adopted(.failure(let error)):
             logger.warning("cannot look for sessions of dead instances: \(error)")

@@ -27,14 +27,16 @@ struct EndToEndBenchmarks {
 
     /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
     /// `ephemeral`; with ``capacityLimits`` unless `defaultLimits` (the flood benchmark measures those).
+    /// `store`: where it keeps its sessions instead (`--store postgres://...` and its instance's flags).
     func startFlowd(
         _ transport: String,
         ephemeral: Bool = false,
-        defaultLimits: Bool = false
+        defaultLimits: Bool = false,
+        store: [String]? = nil
     ) throws -> (RoleProcess, BenchEndpoints) {
         let run = directory + "/\(UUID().uuidString.prefix(8))"
         let endpoints = BenchEndpoints.make(transport, directory: run)
-        let state = ephemeral ? ["--ephemeral"] : ["--state-dir", run + "/state"]
+        let state = store ?? (ephemeral ? ["--ephemeral"] : ["--state-dir", run + "/state"])
         let flowd = try RoleProcess(
             "flowd",
             ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"]
@@ -59,9 +61,10 @@ struct EndToEndBenchmarks {
         steppers: Int,
         steps: Int,
         watching: Bool = false,
-        ephemeral: Bool = false
+        ephemeral: Bool = false,
+        store: [String]? = nil
     ) throws -> LoadFigures {
-        let (flowd, endpoints) = try startFlowd(transport, ephemeral: ephemeral)
+        let (flowd, endpoints) = try startFlowd(transport, ephemeral: ephemeral, store: store)
         defer { flowd.stop() }
         let watcher = try watching ? attachWatcher(endpoints) : nil
         defer { watcher?.stop() }
