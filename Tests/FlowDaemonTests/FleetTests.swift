@@ -111,6 +111,24 @@ struct FleetTests {
             try stepper.waitForOutput(containing: "connected to session", within: .seconds(30))
         }
         #expect(sessions.map { owner(of: $0, in: database) } == ["a", "b", "c"])
+        // Many more sessions, without clients, spread the same way: they must move too.
+        let context = try Context()
+        for index in 0..<30 {
+            let instance = instances[index % 3]
+            let peer = try TestPeer(
+                "m\(index)/app",
+                session: "m\(index)",
+                context: context,
+                control: instance.control,
+                events: instance.events
+            )
+            try peer.hello(.stepper, name: "app")
+            try peer.send(.bye(Bye(reason: "done")))
+        }
+        #expect(
+            try server.psql("SELECT count(*) FROM flowbus_sessions WHERE owner = 'a'", database: database).output
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "11"
+        )
         let perStepper = 30
         for stepper in steppers {
             for number in 1...perStepper {
@@ -121,11 +139,16 @@ struct FleetTests {
         _ = waitUntil(within: .seconds(30)) { steppers.reduce(0) { $0 + fates($1).count } >= 20 }
         let killed = ContinuousClock.now
         #expect(instances[0].process?.signal(SIGKILL) != nil)
-        let moved = waitUntil(within: .seconds(15)) { ["b", "c"].contains(owner(of: "k0", in: database)) }
+        let ownedByA = {
+            (try? self.server.psql("SELECT count(*) FROM flowbus_sessions WHERE owner = 'a'", database: database))?
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let moved = waitUntil(within: .seconds(15)) { ownedByA() == "0" }
         let took = ContinuousClock.now - killed
-        #expect(moved, "no instance took session k0 over")
-        // Within the lease (2 s) and a second, another instance serves it.
-        #expect(took <= .seconds(3), "session k0 moved after \(took)")
+        #expect(moved, "a still owns \(ownedByA() ?? "?") sessions")
+        #expect(["b", "c"].contains(owner(of: "k0", in: database)))
+        // Within the lease (2 s) and a second, the others serve all of its sessions.
+        #expect(took <= .seconds(3), "a's sessions moved after \(took)")
 
         #expect(
             waitUntil(within: .seconds(60)) { steppers.allSatisfy { fates($0).count >= perStepper } },

@@ -71,7 +71,7 @@ import ZeroMQ
         // The budget keeps the flood's cost to what it admits: without it the same flood takes the median from 0.6 to
         // 16 ms. How close to the quiet value it stays is a benchmark's question (timings on a shared machine
         // vary); here, far from the unbudgeted figure.
-        #expect(flooded <= quiet * 4 + .milliseconds(2), "quiet \(quiet), flooded \(flooded)")
+        #expect(flooded <= quiet * 4 + .milliseconds(5), "quiet \(quiet), flooded \(flooded)")
         // What the flood took goes back: flowd trims every 10 s.
         let settled = waitUntil(within: .seconds(15)) { daemon.residentBytes < before + (24 << 20) }
         let after = daemon.residentBytes

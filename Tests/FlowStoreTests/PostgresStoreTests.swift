@@ -148,7 +148,10 @@ struct PostgresStoreTests {
             }
         )
         #expect(try store(url, "b").load().entries.map(\.bytes) == [Array("1".utf8)])
-        // a, back from a pause, cannot write the session it lost; what it still owns is written.
+        // a, back from a pause, learns from its own row that sessions were taken, and which it still owns; once.
+        #expect(try a.ownedSessionsIfTaken() == ["t"])
+        #expect(try a.ownedSessionsIfTaken() == nil)
+        // It cannot write the session it lost; what it still owns is written.
         #expect(try a.commit(group(entries: [entry("s", "late"), entry("t", "3")])) == ["s"])
         let b2 = try store(url, "b")
         #expect(try b2.load().entries.map(\.bytes) == [Array("1".utf8)])

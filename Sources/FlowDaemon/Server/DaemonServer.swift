@@ -313,7 +313,7 @@ public final class DaemonServer: Sendable {
                     forget(writer.takeLostSessions(), &daemon.coordinator, &delivery, &released, &outgoing)
                     unread.merge(deliver(released, router, events), uniquingKeysWith: +)
                     for answer in writer.takeAnswers() {
-                        if case .owned(.success(let owned)) = answer {
+                        if case .owned(.success(let owned?)) = answer {
                             let lost = daemon.coordinator.sessionsLost(owning: owned)
                             var none: [Outgoing] = []
                             forget(lost, &daemon.coordinator, &delivery, &none, &outgoing)

@@ -7,7 +7,7 @@ enum FleetRequest: Sendable, Hashable {
     case locate(String, claiming: Bool)
     /// Take over this instance's share of the sessions of dead instances, at most this many.
     case adoptOrphans(limit: Int)
-    /// The sessions this instance owns in the store now.
+    /// The sessions this instance owns in the store now, if another instance took some over since the last look.
     case owned
     /// The fleet's instances.
     case members
@@ -17,6 +17,6 @@ enum FleetRequest: Sendable, Hashable {
 enum FleetAnswer: Sendable {
     case located(String, Result<SessionPlacement, StoreError>)
     case adopted(Result<StoredState, StoreError>)
-    case owned(Result<Set<String>, StoreError>)
+    case owned(Result<Set<String>?, StoreError>)
     case members(Result<[FleetMember], StoreError>)
 }

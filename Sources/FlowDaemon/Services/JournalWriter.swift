@@ -192,9 +192,11 @@ public final class JournalWriter: Sendable {
                     if !groups.isEmpty {
                         settle(write(groups), through: last)
                         groups.removeAll()
+                        written.signal()
                     }
                     let answer = answer(request)
                     queue.withLock { $0.answers.append(answer) }
+                    written.signal()
                 }
             }
             if !groups.isEmpty {
@@ -252,7 +254,7 @@ public final class JournalWriter: Sendable {
         case .adoptOrphans(let limit):
             return .adopted(Result { () throws(StoreError) in try fleet.adoptOrphans(limit: limit) })
         case .owned:
-            return .owned(Result { () throws(StoreError) in try fleet.ownedSessions() })
+            return .owned(Result { () throws(StoreError) in try fleet.ownedSessionsIfTaken() })
         case .members:
             return .members(Result { () throws(StoreError) in try fleet.members() })
         }

@@ -18,9 +18,10 @@ public protocol FleetStore: SessionStore {
     /// the live instances), at most `limit`. Returns what is stored of them.
     func adoptOrphans(limit: Int) throws(StoreError) -> StoredState
 
-    /// The sessions this instance owns now: one it holds that is not among them was taken over by another (this one
-    /// was paused past its lease).
-    func ownedSessions() throws(StoreError) -> Set<String>
+    /// The sessions this instance owns now, when another instance took some of its sessions over since the last
+    /// call (this one was paused past its lease): one it holds that is not among them is lost. `nil` when none was
+    /// taken: a cheap look at its own row.
+    func ownedSessionsIfTaken() throws(StoreError) -> Set<String>?
 
     /// Every instance of the fleet, live or not, with how many sessions each owns.
     func members() throws(StoreError) -> [FleetMember]

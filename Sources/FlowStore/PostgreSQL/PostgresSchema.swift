@@ -20,7 +20,8 @@ enum PostgresSchema {
             events text NOT NULL,
             lease_until timestamptz NOT NULL,
             started_at timestamptz NOT NULL,
-            commits int8 NOT NULL DEFAULT 0
+            commits int8 NOT NULL DEFAULT 0,
+            taken int8 NOT NULL DEFAULT 0
         );
         CREATE TABLE flowbus_sessions(
             session text PRIMARY KEY,

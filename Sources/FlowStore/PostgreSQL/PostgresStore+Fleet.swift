@@ -44,7 +44,8 @@ extension PostgresStore {
         }
         // The owner's lease expired, or the instance that held the session is gone: this one takes it over, under
         // a lock on the owner's row, which its writer takes too: the owner cannot be half-way through a write.
-        try connection.run("SELECT 1 FROM flowbus_instances WHERE name = $1 FOR UPDATE", [.text(owner)])
+        // The owner learns of it from its row: a paused instance, back, looks at what it still owns.
+        try connection.run("UPDATE flowbus_instances SET taken = taken + 1 WHERE name = $1", [.text(owner)])
         let taken = try connection.run(
             """
             UPDATE flowbus_sessions s SET owner = $2, token = $3 WHERE s.session = $1 AND s.token = $4
@@ -90,17 +91,29 @@ extension PostgresStore {
                     [.textArray(victims), .text(instance.name), .integer(token), .integer(Int64(share))]
                 )
                 let sessions = (0..<claimed.count).map { claimed.text($0, 0) }
+                try connection.run(
+                    "UPDATE flowbus_instances SET taken = taken + 1 WHERE name = ANY($1::text[])",
+                    [.textArray(victims)]
+                )
                 return sessions.isEmpty ? StoredState() : try owned(only: sessions)
             }
         }
     }
 
-    public func ownedSessions() throws(StoreError) -> Set<String> {
-        try retrying { () throws(StoreError) -> Set<String> in
+    public func ownedSessionsIfTaken() throws(StoreError) -> Set<String>? {
+        try retrying { () throws(StoreError) -> Set<String>? in
+            // Every takeover counts itself in the row of the instance it takes from.
+            let taken = try connection.run(
+                "SELECT taken FROM flowbus_instances WHERE name = $1",
+                [.text(instance.name)]
+            )
+            let count = taken.count == 1 ? taken.integer(0, 0) : -1
+            guard count != takenSeen else { return nil }
             let rows = try connection.run(
                 "SELECT session FROM flowbus_sessions WHERE owner = $1 AND token = $2",
                 [.text(instance.name), .integer(token)]
             )
+            takenSeen = count
             return Set((0..<rows.count).map { rows.text($0, 0) })
         }
     }

@@ -22,6 +22,8 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     public private(set) var token: Int64 = 0
     /// Transactions this registration committed.
     private var commits: Int64 = 0
+    /// How many takeovers from this instance ``ownedSessionsIfTaken()`` saw last (`flowbus_instances.taken`).
+    var takenSeen: Int64 = 0
     private var counts = StoreStatistics()
     private var totalWriteMicroseconds = 0
     private var sizeMeasured: ContinuousClock.Instant?
@@ -90,7 +92,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     public func load() throws(StoreError) -> StoredState {
         try retrying { () throws(StoreError) -> StoredState in
             try transaction { () throws(StoreError) -> StoredState in
-                token = try connection.run(
+                let registered = try connection.run(
                     """
                     INSERT INTO flowbus_instances(name, token, control, events, lease_until, started_at)
                     VALUES ($1, nextval('flowbus_tokens'), $2, $3,
@@ -98,13 +100,15 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                     ON CONFLICT (name) DO UPDATE SET token = EXCLUDED.token, control = EXCLUDED.control,
                         events = EXCLUDED.events, lease_until = EXCLUDED.lease_until,
                         started_at = EXCLUDED.started_at, commits = 0
-                    RETURNING token
+                    RETURNING token, taken
                     """,
                     [
                         .text(instance.name), .text(instance.control.joined(separator: " ")),
                         .text(instance.events.joined(separator: " ")), .integer(instance.leaseMilliseconds),
                     ]
-                ).integer(0, 0)
+                )
+                token = registered.integer(0, 0)
+                takenSeen = registered.integer(0, 1)
                 commits = 0
                 try connection.run(
                     "UPDATE flowbus_sessions SET token = $2 WHERE owner = $1",
