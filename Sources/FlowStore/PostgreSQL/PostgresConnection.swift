@@ -36,6 +36,86 @@ final class PostgresConnection {
     /// Runs one statement with parameters (`$1`, `$2`...), and returns its rows.
     @discardableResult
     func run(_ sql: String, _ parameters: [PostgresParameter] = []) throws(StoreError) -> PostgresRows {
+        let (texts, lengths, formats) = Self.encode(parameters)
+        let result = withPointers(to: texts) { pointers in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 1)
+        }
+        guard let result else {
+            throw StoreError(.unavailable, "PostgreSQL at \(location): \(errorMessage)")
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure(result, doing: sql)
+        }
+        return PostgresRows(result)
+    }
+
+    /// Runs statements in one round trip (libpq's pipeline mode), in order, and returns each one's rows. When one
+    /// fails, the later ones are not run, and its error is thrown (inside a transaction, roll it back).
+    func pipeline(_ statements: [(sql: String, parameters: [PostgresParameter])]) throws(StoreError) -> [PostgresRows] {
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw StoreError(.unavailable, "PostgreSQL at \(location): cannot pipeline: \(errorMessage)")
+        }
+        defer { _ = PQexitPipelineMode(handle) }
+        for statement in statements {
+            let (texts, lengths, formats) = Self.encode(statement.parameters)
+            let sent = withPointers(to: texts) { pointers in
+                PQsendQueryParams(
+                    handle,
+                    statement.sql,
+                    Int32(statement.parameters.count),
+                    nil,
+                    pointers,
+                    lengths,
+                    formats,
+                    1
+                )
+            }
+            guard sent == 1 else {
+                throw StoreError(.unavailable, "PostgreSQL at \(location): \(errorMessage)")
+            }
+        }
+        guard PQpipelineSync(handle) == 1 else {
+            throw StoreError(.unavailable, "PostgreSQL at \(location): \(errorMessage)")
+        }
+        var results: [PostgresRows] = []
+        var failure: StoreError?
+        for statement in statements {
+            // Each statement's result, then a null that ends it.
+            var rows: PostgresRows?
+            while let result = PQgetResult(handle) {
+                let status = PQresultStatus(result)
+                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
+                    rows = PostgresRows(result)
+                } else {
+                    if status != PGRES_PIPELINE_ABORTED {
+                        failure = failure ?? self.failure(result, doing: statement.sql)
+                    }
+                    PQclear(result)
+                }
+            }
+            if let rows {
+                results.append(rows)
+            }
+        }
+        // The sync's own result, then the end of the pipeline.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure {
+            throw failure
+        }
+        guard results.count == statements.count else {
+            throw StoreError(.unavailable, "PostgreSQL at \(location): the pipeline ended early: \(errorMessage)")
+        }
+        return results
+    }
+
+    /// Parameters as libpq takes them: their bytes, lengths and formats (text, or binary for bytes).
+    private static func encode(_ parameters: [PostgresParameter]) -> ([[CChar]?], [Int32], [Int32]) {
         var texts: [[CChar]?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -56,18 +136,7 @@ final class PostgresConnection {
                 formats.append(0)
             }
         }
-        let result = withPointers(to: texts) { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 1)
-        }
-        guard let result else {
-            throw StoreError(.unavailable, "PostgreSQL at \(location): \(errorMessage)")
-        }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            defer { PQclear(result) }
-            throw failure(result, doing: sql)
-        }
-        return PostgresRows(result)
+        return (texts, lengths, formats)
     }
 
     /// Runs SQL without parameters: several statements allowed (schema changes, BEGIN, COMMIT).
@@ -88,8 +157,12 @@ final class PostgresConnection {
         let message = Self.trimmed(String(cString: PQresultErrorMessage(result)))
         let summary = sql.split(separator: "\n").first.map(String.init) ?? sql
         let reason = message.isEmpty ? errorMessage : message
-        // No SQLSTATE: libpq's own (the connection went). Class 08 and 57P0x: the connection or the server went.
-        let lost = !isConnected || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P0")
+        // No SQLSTATE: libpq's own (the connection went). Class 08, 57P0x and any FATAL (an idle transaction's
+        // timeout, say): the connection or the server went.
+        let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))).map { String(cString: $0) } ?? ""
+        let lost =
+            !isConnected || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P0") || severity == "FATAL"
+            || severity == "PANIC"
         return StoreError(
             lost ? .unavailable : .rejected,
             "PostgreSQL at \(location)\(state.isEmpty ? "" : " (\(state))"): \(reason) (in \(summary))",

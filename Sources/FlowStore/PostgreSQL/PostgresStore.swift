@@ -166,9 +166,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         let started = ContinuousClock.now
         let number = commits + 1
         let lost = try retrying(
-            { () throws(StoreError) -> [String] in
-                try transaction { () throws(StoreError) -> [String] in try write(groups, number: number) }
-            },
+            { () throws(StoreError) -> [String] in try write(groups, number: number) },
             // After a lost connection: the transaction may have committed before the connection went.
             alreadyDone: { () throws(StoreError) -> [String]? in
                 let done = try self.connection.run(
@@ -184,115 +182,147 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         return lost
     }
 
-    /// The groups' rows for the sessions this registration still owns, inside the open transaction.
+    /// Writes the groups' rows for the sessions this registration still owns, in one transaction and two round
+    /// trips: the first locks the instance's row (checking its token) and reads which of the sessions are still its
+    /// own; the second writes their rows and commits.
     private func write(_ groups: [StoreGroup], number: Int64) throws(StoreError) -> [String] {
-        let registration = try connection.run(
-            "SELECT token FROM flowbus_instances WHERE name = $1 FOR UPDATE",
-            [.text(instance.name)]
-        )
-        guard registration.count == 1, registration.integer(0, 0) == token else {
-            throw StoreError(
-                .fenced,
-                "instance \(instance.name) was registered again by another flowd (its fencing token changed): this one must not write"
-            )
-        }
         var touched = Set<String>()
         for group in groups {
             touched.formUnion(group.removed)
             touched.formUnion(group.entries.lazy.map(\.session))
             touched.formUnion(group.snapshots.lazy.map(\.session))
         }
-        var owned = Set<String>()
-        if !touched.isEmpty {
-            let rows = try connection.run(
-                "SELECT session FROM flowbus_sessions WHERE session = ANY($1::text[]) AND token = $2",
-                [.textArray(touched), .integer(token)]
-            )
-            for row in 0..<rows.count {
-                owned.insert(rows.text(row, 0))
+        do throws(StoreError) {
+            let checked = try connection.pipeline([
+                ("BEGIN", []),
+                (
+                    "UPDATE flowbus_instances SET commits = $2 WHERE name = $1 RETURNING token",
+                    [.text(instance.name), .integer(number)]
+                ),
+                (
+                    "SELECT session FROM flowbus_sessions WHERE session = ANY($1::text[]) AND token = $2",
+                    [.textArray(touched), .integer(token)]
+                ),
+            ])
+            guard checked[1].count == 1, checked[1].integer(0, 0) == token else {
+                throw StoreError(
+                    .fenced,
+                    "instance \(instance.name) was registered again by another flowd (its fencing token changed): this one must not write"
+                )
             }
-        }
-        var ended = Set<String>()
-        for group in groups {
-            try write(group, owned: owned, ended: &ended)
-        }
-        if !ended.isEmpty {
-            // Ended and not started again: the session's row goes, and with it this instance's claim.
-            try connection.run(
-                """
-                DELETE FROM flowbus_sessions s WHERE s.session = ANY($1::text[]) AND s.token = $2
-                AND s.snapshot IS NULL AND NOT EXISTS (SELECT 1 FROM flowbus_journal j WHERE j.session = s.session)
-                """,
-                [.textArray(ended), .integer(token)]
-            )
-        }
-        try connection.run(
-            "UPDATE flowbus_instances SET commits = $2 WHERE name = $1",
-            [.text(instance.name), .integer(number)]
-        )
-        if groups.contains(where: { !$0.snapshots.isEmpty || !$0.removed.isEmpty }) {
-            counts.snapshots = Int(
-                try connection.run(
+            let owned = Set((0..<checked[2].count).map { checked[2].text($0, 0) })
+            var writes = PipelinedWrites()
+            var ended = Set<String>()
+            for group in groups {
+                writes.add(group, owned: owned, ended: &ended)
+            }
+            if !ended.isEmpty {
+                // Ended and not started again: the session's row goes, and with it this instance's claim.
+                writes.append(
+                    """
+                    DELETE FROM flowbus_sessions s WHERE s.session = ANY($1::text[]) AND s.token = $2
+                    AND s.snapshot IS NULL AND NOT EXISTS (SELECT 1 FROM flowbus_journal j WHERE j.session = s.session)
+                    """,
+                    [.textArray(ended), .integer(token)]
+                )
+            }
+            let countsSnapshots = groups.contains { !$0.snapshots.isEmpty || !$0.removed.isEmpty }
+            if countsSnapshots {
+                writes.append(
                     "SELECT count(*)::int8 FROM flowbus_sessions WHERE token = $1 AND snapshot IS NOT NULL",
-                    [.integer(token)]
-                ).integer(0, 0)
-            )
+                    [.integer(token)],
+                    .snapshots
+                )
+            }
+            writes.append("COMMIT", [])
+            let results = try connection.pipeline(writes.statements)
+            counts.snapshotsWritten += writes.snapshotsWritten
+            for (result, effect) in zip(results, writes.effects) {
+                switch effect {
+                case .none: break
+                case .entriesAdded: counts.journalEntries += result.changed
+                case .entriesRemoved: counts.journalEntries -= result.changed
+                case .snapshots: counts.snapshots = Int(result.integer(0, 0))
+                }
+            }
+            return touched.subtracting(owned).sorted()
+        } catch {
+            if connection.isConnected {
+                try? connection.execute("ROLLBACK")
+            }
+            throw error
         }
-        return touched.subtracting(owned).sorted()
     }
 
-    /// One group's rows, for the sessions in `owned`.
-    private func write(_ group: StoreGroup, owned: Set<String>, ended: inout Set<String>) throws(StoreError) {
-        let removed = group.removed.filter(owned.contains)
-        if !removed.isEmpty {
-            let cleared = try connection.run(
-                "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
-                [.textArray(removed)]
-            )
-            counts.journalEntries -= cleared.changed
-            try connection.run(
-                "UPDATE flowbus_sessions SET snapshot = NULL WHERE session = ANY($1::text[])",
-                [.textArray(removed)]
-            )
-            ended.formUnion(removed)
+    /// The statements that write groups, with what each one's result counts for.
+    private struct PipelinedWrites {
+        enum Effect {
+            case none, entriesAdded, entriesRemoved, snapshots
         }
-        let entries = group.entries.filter { owned.contains($0.session) }
-        for start in stride(from: 0, to: entries.count, by: Self.rowsPerInsert) {
-            let chunk = entries[start..<min(start + Self.rowsPerInsert, entries.count)]
-            let values = (0..<chunk.count).map { "($\(2 * $0 + 1), $\(2 * $0 + 2)::bytea)" }.joined(separator: ", ")
-            try connection.run(
-                "INSERT INTO flowbus_journal(session, entry) VALUES \(values)",
-                chunk.flatMap { [PostgresParameter.text($0.session), .bytes($0.bytes)] }
-            )
+
+        var statements: [(sql: String, parameters: [PostgresParameter])] = []
+        var effects: [Effect] = []
+        /// Snapshots the statements write.
+        var snapshotsWritten = 0
+
+        mutating func append(_ sql: String, _ parameters: [PostgresParameter], _ effect: Effect = .none) {
+            statements.append((sql, parameters))
+            effects.append(effect)
         }
-        counts.journalEntries += entries.count
-        let snapshots = group.snapshots.filter { owned.contains($0.session) }
-        for snapshot in snapshots {
-            try connection.run(
-                "UPDATE flowbus_sessions SET snapshot = $2::bytea WHERE session = $1",
-                [.text(snapshot.session), .bytes(snapshot.bytes)]
-            )
-        }
-        if !snapshots.isEmpty {
-            let cleared = try connection.run(
-                "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
-                [.textArray(snapshots.map(\.session))]
-            )
-            counts.journalEntries -= cleared.changed
-            counts.snapshotsWritten += snapshots.count
-        }
-        ended.subtract(entries.map(\.session))
-        ended.subtract(snapshots.map(\.session))
-        for (key, value) in group.metadata.sorted(by: { $0.key < $1.key }) {
-            // The clock only moves forward: every instance writes it, and the fleet's is the latest.
-            try connection.run(
-                """
-                INSERT INTO flowbus_meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value =
-                    CASE WHEN $1 = 'clock' AND flowbus_meta.value::int8 > EXCLUDED.value::int8
-                         THEN flowbus_meta.value ELSE EXCLUDED.value END
-                """,
-                [.text(key), .text(value)]
-            )
+
+        /// One group's rows, for the sessions in `owned`.
+        mutating func add(_ group: StoreGroup, owned: Set<String>, ended: inout Set<String>) {
+            let removed = group.removed.filter(owned.contains)
+            if !removed.isEmpty {
+                append(
+                    "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
+                    [.textArray(removed)],
+                    .entriesRemoved
+                )
+                append(
+                    "UPDATE flowbus_sessions SET snapshot = NULL WHERE session = ANY($1::text[])",
+                    [.textArray(removed)]
+                )
+                ended.formUnion(removed)
+            }
+            let entries = group.entries.filter { owned.contains($0.session) }
+            for start in stride(from: 0, to: entries.count, by: PostgresStore.rowsPerInsert) {
+                let chunk = entries[start..<min(start + PostgresStore.rowsPerInsert, entries.count)]
+                let values = (0..<chunk.count).map { "($\(2 * $0 + 1), $\(2 * $0 + 2)::bytea)" }.joined(separator: ", ")
+                append(
+                    "INSERT INTO flowbus_journal(session, entry) VALUES \(values)",
+                    chunk.flatMap { [PostgresParameter.text($0.session), .bytes($0.bytes)] },
+                    .entriesAdded
+                )
+            }
+            let snapshots = group.snapshots.filter { owned.contains($0.session) }
+            for snapshot in snapshots {
+                append(
+                    "UPDATE flowbus_sessions SET snapshot = $2::bytea WHERE session = $1",
+                    [.text(snapshot.session), .bytes(snapshot.bytes)]
+                )
+            }
+            if !snapshots.isEmpty {
+                append(
+                    "DELETE FROM flowbus_journal WHERE session = ANY($1::text[])",
+                    [.textArray(snapshots.map(\.session))],
+                    .entriesRemoved
+                )
+                snapshotsWritten += snapshots.count
+            }
+            ended.subtract(entries.map(\.session))
+            ended.subtract(snapshots.map(\.session))
+            for (key, value) in group.metadata.sorted(by: { $0.key < $1.key }) {
+                // The clock only moves forward: every instance writes it, and the fleet's is the latest.
+                append(
+                    """
+                    INSERT INTO flowbus_meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value =
+                        CASE WHEN $1 = 'clock' AND flowbus_meta.value::int8 > EXCLUDED.value::int8
+                             THEN flowbus_meta.value ELSE EXCLUDED.value END
+                    """,
+                    [.text(key), .text(value)]
+                )
+            }
         }
     }
 
