@@ -80,6 +80,24 @@ public struct JSONObjectScanner {
         return value
     }
 
+    /// `true` or `false`.
+    public mutating func boolean() -> Bool? {
+        guard case .bool(let flag)? = try? parser.value() else { return nil }
+        return flag
+    }
+
+    /// An array of whole numbers that fit an `Int` (any other element: `nil`).
+    public mutating func integers() -> [Int]? {
+        guard parser.peek(UInt8(ascii: "[")), case .array(let elements)? = try? parser.value() else { return nil }
+        var numbers: [Int] = []
+        numbers.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .int(let number) = element else { return nil }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
     /// A string.
     public mutating func string() -> String? {
         guard parser.peek(UInt8(ascii: "\"")) else { return nil }

@@ -15,12 +15,16 @@ enum InstructionBenchmarks {
         /// The coordinator given a STEP's frames: decoded, the engine, the batch and the STEP_ACK encoded (no
         /// sockets, no journal).
         case coordinator
+        /// A stepper's side: a STEP's frames made (its body encoded once, as the client library keeps it) and its
+        /// STEP_ACK decoded.
+        case client
 
         var meaning: String {
             switch self {
             case .engine: "the engine alone"
             case .codec: "a STEP decoded, its STEP_ACK encoded"
             case .coordinator: "STEP frames in, COMMANDS and STEP_ACK frames out"
+            case .client: "a stepper's STEP frames made, its STEP_ACK decoded"
             }
         }
     }
@@ -66,7 +70,7 @@ enum InstructionBenchmarks {
     /// `flowbench layer-steps LAYER N FLOWS`: runs N steps through one layer, inside ``measuredSteps(_:)``.
     static func runLayer(_ arguments: [String]) throws {
         guard arguments.count >= 3, let layer = Layer(rawValue: arguments[0]), let count = Int(arguments[1]) else {
-            throw BenchFailure("usage: flowbench layer-steps engine|codec|coordinator STEPS FLOWS")
+            throw BenchFailure("usage: flowbench layer-steps engine|codec|coordinator|client STEPS FLOWS")
         }
         let codec = WireCodec()
         var results = 0
@@ -94,6 +98,31 @@ enum InstructionBenchmarks {
                         codec.encode(
                             Envelope(header: header, message: .stepAck(StepAck(sequence: step.sequence, fate: fate)))
                         ).count
+                }
+            }
+        case .client:
+            let bodies = (1...count).map { index in
+                codec.body(
+                    of: .step(StepMessage(step: Step("picked", ["withId": .int(index)]), sequence: UInt64(index)))
+                )
+            }
+            let acknowledgements = (1...count).map { index in
+                codec.encode(
+                    Envelope(
+                        header: Header(id: UInt64(index), session: "bench", correlation: UInt64(index), sentAt: 0),
+                        message: .stepAck(
+                            StepAck(sequence: UInt64(index), fate: WireFate(accepted: true, flows: [FlowID(1)]))
+                        )
+                    )
+                )
+            }
+            measuredSteps {
+                for index in 0..<count {
+                    let header = Header(id: UInt64(index + 1), session: "bench", sender: "bench/s1", sentAt: 0)
+                    results += codec.encode(header: header, type: .step, body: bodies[index]).count > 0 ? 0 : 1
+                    if let envelope = try? codec.decode(acknowledgements[index]), case .stepAck = envelope.message {
+                        results += 1
+                    }
                 }
             }
         case .coordinator:
