@@ -112,7 +112,17 @@ struct List: AsyncParsableCommand {
                     like: bus.endpoints.control
                 )
             else { continue }
-            let inspector = try await bus.inspector(at: endpoints)
+            // An instance that died lately is still listed as alive until its lease expires: it is passed over.
+            var options = bus.clientOptions
+            options.endpoints = endpoints
+            options.alternateEndpoints = []
+            options.connectTimeout = .milliseconds(min(bus.timeout, 1000))
+            guard let inspector = try? await InspectorClient.connect(options: options) else {
+                printError(
+                    "flowctl: instance \(name) does not answer at \(endpoints.control): its sessions are not listed"
+                )
+                continue
+            }
             let tagged = { (entries: JSONValue) in
                 (entries.arrayValue ?? []).map { entry in
                     var fields = entry.objectValue ?? [:]

@@ -7,7 +7,7 @@ struct QueryCommand: AsyncParsableCommand {
         commandName: "query",
         abstract: "Send any query of the protocol to flowd and print its reply.",
         discussion: """
-            The kinds flowd answers: sessions, registrations, stats, store, flows, and for a session (--session) \
+            The kinds flowd answers: sessions, registrations, stats, store, fleet, flows, and for a session (--session) \
             tree, drops, steps and endSession. Arguments are key=value (JSON when they read as JSON, text otherwise), as the protocol's \
             QUERY has them (limit, after). The reply is printed as JSON on one line. Exits 1 when flowd refuses the \
             query (an unknown kind or session), 69 when flowd is unreachable.
@@ -19,7 +19,7 @@ struct QueryCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "What to ask: sessions, registrations, stats, store, flows, tree, drops, steps, endSession.")
+    @Argument(help: "What to ask: sessions, registrations, stats, store, fleet, flows, tree, drops, steps, endSession.")
     var kind: String
 
     @Option(help: "The session the query is about (tree, drops, endSession).")
@@ -35,7 +35,8 @@ struct QueryCommand: AsyncParsableCommand {
     @OptionGroup var bus: BusOptions
 
     func run() async throws {
-        let inspector = try await bus.inspector()
+        // For a session: in a fleet, at the instance that serves it.
+        let inspector = try await bus.inspector(session: session)
         var object: JSONObject = [:]
         for argument in arguments {
             object[argument.key] = argument.value

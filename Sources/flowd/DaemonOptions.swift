@@ -149,7 +149,7 @@ struct DaemonOptions: ParsableArguments {
 
     @Option(
         help:
-            "How long this instance's lease in its fleet lasts without renewal (renewed every third): when it dies, its sessions move to the others after about this long. Default: 5s."
+            "How long this instance's lease in its fleet lasts without renewal (renewed every third), as 5s or 1500ms (a bare number is seconds): when it dies, its sessions move to the others after about this long. Default: 5s."
     )
     var lease: String?
 

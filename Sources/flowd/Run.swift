@@ -28,10 +28,11 @@ struct Run: AsyncParsableCommand {
             only. One flowd per state directory.
 
             Exit codes: 0 stopped by a signal; 1 cannot start (configuration, flows file, an endpoint in use); \
-            64 bad arguments; 65 the state file is damaged, foreign or newer than this flowd; 73 another flowd holds \
-            the state directory; 74 the state directory or file cannot be created, opened or written (during a run: \
-            flowd stops rather than acknowledge what is not written); 78 the flows file lost flows that stored \
-            sessions use.
+            64 bad arguments; 65 the state file (or a fleet's database schema) is damaged, foreign or newer than this \
+            flowd; 73 another flowd holds the state directory (or runs as this instance of the fleet); 74 the state \
+            directory or file cannot be created, opened or written, or the fleet's database cannot be reached or \
+            refuses this flowd (during a run: flowd stops rather than acknowledge what is not written); 78 the flows \
+            file lost flows that stored sessions use.
 
             Examples:
               flowd --flows deploy/flows/movies.yaml

@@ -294,6 +294,86 @@ struct FleetTests {
         for stepper in [atA, atB] {
             stepper.send("quit")
         }
+        // An instance that just died still counts as alive until its lease expires: list passes over it.
+        #expect(a.process?.signal(SIGKILL) != nil)
+        let withADeadOne = try TestSupport.run(flowctl, ["list"] + bus)
+        #expect(withADeadOne.status == 0, "\(withADeadOne.errors)")
+        #expect(withADeadOne.errors.contains("instance a does not answer"), "\(withADeadOne.errors)")
+        #expect(withADeadOne.output.contains("vb"))
+    }
+
+    /// A graceful stop gives the lease up once everything is written: the others serve the sessions at once, not
+    /// after the lease. A second flowd under a running instance's name is refused; once that one is killed, a new
+    /// one under its name waits for its lease to lapse, then starts.
+    @Test func aStoppedInstanceHandsOverAtOnceAndANameRunsOnce() throws {
+        let database = "handover"
+        let store = try server.createDatabase(database)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: "30s")
+        try b.start(store: store, flows: flowsPath, lease: "2s")
+        let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("h", [a, b]))
+        try stepper.waitForOutput(containing: "connected to session h", within: .seconds(30))
+        stepper.send("emit tick s=1 n=1")
+        try stepper.waitForOutput(containing: "accepted", within: .seconds(20))
+        #expect(owner(of: "h", in: database) == "a")
+        let stopped = ContinuousClock.now
+        #expect(a.process?.signal(SIGTERM) == 0)
+        #expect(waitUntil(within: .seconds(10)) { owner(of: "h", in: database) == "b" })
+        #expect(ContinuousClock.now - stopped < .seconds(5), "the sessions waited for the 30 s lease")
+        stepper.send("emit tick s=1 n=2")
+        #expect(waitUntil(within: .seconds(20)) { fates(stepper).count == 2 })
+        #expect(try ticksInTree(of: "h", at: b).map(\.number) == [1, 2])
+        stepper.send("quit")
+
+        // b runs: a second flowd named b is refused, and b goes on.
+        let twin = try DaemonProcess([
+            "--flows", flowsPath, "--store", store, "--instance", "b", "--lease", "2s", "--control",
+            "tcp://127.0.0.1:\(freeLoopbackPort())", "--events", "tcp://127.0.0.1:\(freeLoopbackPort())",
+        ])
+        #expect(twin.exitStatus(within: .seconds(20)) == 73)
+        #expect(twin.standardError.contains("another flowd runs as instance b"), "\(twin.standardError)")
+        #expect(b.process?.process.isRunning == true)
+        // Killed, b comes back under its name once its lease lapsed, with its sessions.
+        #expect(b.process?.signal(SIGKILL) != nil)
+        let killed = ContinuousClock.now
+        try b.start(store: store, flows: flowsPath, lease: "2s")
+        #expect(ContinuousClock.now - killed < .seconds(10))
+        #expect(owner(of: "h", in: database) == "b")
+        #expect(try ticksInTree(of: "h", at: b).map(\.number) == [1, 2])
+    }
+
+    /// An instance that runs another flows file takes a session over as it was written: replayed with the flows
+    /// of the instance that wrote it, then going on with its own (here a tick shows a Tock).
+    @Test func aSessionTakenOverIsReplayedWithTheFlowsItWasWrittenWith() throws {
+        let database = "flows"
+        let store = try server.createDatabase(database)
+        let other = scratch.path + "/tock.yaml"
+        try KillTortureTests.flows.replacingOccurrences(of: "- show: Tick", with: "- show: Tock")
+            .write(toFile: other, atomically: true, encoding: .utf8)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: "1s")
+        try b.start(store: store, flows: other, lease: "1s")
+        let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("f", [a, b]))
+        try stepper.waitForOutput(containing: "connected to session f", within: .seconds(30))
+        for number in 1...3 {
+            stepper.send("emit tick s=1 n=\(number)")
+        }
+        #expect(waitUntil(within: .seconds(20)) { fates(stepper).count == 3 })
+        #expect(a.process?.signal(SIGKILL) != nil)
+        #expect(waitUntil(within: .seconds(15)) { owner(of: "f", in: database) == "b" })
+        stepper.send("emit tick s=1 n=4")
+        #expect(waitUntil(within: .seconds(30)) { fates(stepper).count == 4 })
+        let context = try Context()
+        let probe = try TestPeer("probe-f", session: "f", context: context, control: b.control, events: b.events)
+        try probe.hello(.inspector, name: "probe")
+        try probe.send(.query(Query(what: "tree", arguments: ["session": "f"])))
+        let tree = try probe.expect { message in
+            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        }
+        let names = (tree["screens"]?.arrayValue ?? []).compactMap { $0.objectValue?["name"]?.stringValue }
+        #expect(names.filter { $0 == "Tick" }.count == 3, "\(names)")
+        #expect(names.filter { $0 == "Tock" }.count == 1, "\(names)")
+        stepper.send("quit")
     }
 
     @Test func aRestartedDatabaseLosesNoAcknowledgedStepAndAcknowledgesNothingUnwritten() throws {
@@ -323,6 +403,20 @@ struct FleetTests {
         #expect(try ticksInTree(of: "d", at: a).map(\.number) == Array(1...total))
         #expect(a.process?.process.isRunning == true)
         stepper.send("quit")
+    }
+
+    /// A database that refuses this flowd (an unknown role) is not waited for: flowd says why at once, exit 74.
+    @Test func aDatabaseThatRefusesTheRoleIsToldAtOnce() throws {
+        let started = ContinuousClock.now
+        let refused = try DaemonProcess([
+            "--flows", flowsPath, "--store", "postgresql:///postgres?host=\(server.directory)&user=nosuchrole",
+            "--instance", "a", "--control", "tcp://127.0.0.1:\(freeLoopbackPort())", "--events",
+            "tcp://127.0.0.1:\(freeLoopbackPort())",
+        ])
+        #expect(refused.exitStatus(within: .seconds(30)) == 74)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(refused.standardError.contains("role \"nosuchrole\" does not exist"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("\t"))
     }
 
     @Test func anInstanceRefusesANewerSchema() throws {

@@ -19,7 +19,8 @@ struct PostgresStoreTests {
         _ url: String,
         _ name: String,
         lease: Int64 = 60_000,
-        retry: Duration = .seconds(20)
+        retry: Duration = .seconds(20),
+        flows: String = "flows v1"
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(
             url: url,
@@ -27,7 +28,9 @@ struct PostgresStoreTests {
                 name: name,
                 control: ["tcp://\(name):5860"],
                 events: ["tcp://\(name):5861"],
-                leaseMilliseconds: lease
+                leaseMilliseconds: lease,
+                flows: flows,
+                flowsFile: "/etc/\(name).yaml"
             ),
             durability: .os,
             retryWindow: retry
@@ -80,7 +83,7 @@ struct PostgresStoreTests {
         #expect(state.entries.map(\.bytes) == [Array("1".utf8), Array("3".utf8)])
         #expect(state.snapshots == [SnapshotRecord(session: "s2", bytes: [9, 0, 255])])
         // The clock only goes forward; the rest is the last value written.
-        #expect(state.metadata == ["clock": "20", "epoch": "e"])
+        #expect(state.metadata == ["clock": "20", "epoch": "e", "flows": "flows v1", "flowsFile": "/etc/a.yaml"])
         // Another name owns none of it.
         let other = try store(url, "b")
         #expect(try other.load().entries.isEmpty)
@@ -183,6 +186,39 @@ struct PostgresStoreTests {
         // Back, its connection is gone: the next write reconnects, and is refused for the session it lost.
         #expect(try a.commit(group(entries: [entry("s", "late")])) == ["s"])
         #expect(try store(url, "b").load().entries.isEmpty)
+    }
+
+    /// Sessions come with the flows they were written with: a restart under the same name gets its previous run's,
+    /// a takeover the previous owner's; a name's lease that is renewed is refused, one that lapses is waited for.
+    @Test func sessionsComeWithTheFlowsTheyWereWrittenWith() throws {
+        let url = try server.createDatabase()
+        let old = try store(url, "old", lease: 400, flows: "flows v1")
+        _ = try old.load()
+        try claim(["s"], by: old)
+        try old.commit(group(entries: [entry("s", "1")]))
+        let restarted = try store(url, "old", lease: 400, flows: "flows v2")
+        try restarted.awaitName()  // not renewed: waited for
+        let state = try restarted.load()
+        #expect(state.metadata["flows"] == "flows v1" && state.metadata["flowsFile"] == "/etc/old.yaml")
+        let other = try store(url, "other", flows: "flows v3")
+        _ = try other.load()
+        #expect(
+            try waitUntil(within: .seconds(5)) {
+                guard case .here(let taken) = try other.locate("s") else { return false }
+                return taken.metadata["flows"] == "flows v2" && taken.entries.count == 1
+            }
+        )
+        // A name whose lease is renewed belongs to a flowd that runs.
+        let lease = try other.makeLease()
+        let renewing = Thread {
+            for _ in 0..<20 {
+                _ = try? lease.renew()
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        renewing.start()
+        let impostor = try store(url, "other", lease: 400)
+        #expect(throws: StoreError.self) { try impostor.awaitName() }
     }
 
     @Test func aSecondRegistrationUnderOneNameFencesTheFirstOff() throws {

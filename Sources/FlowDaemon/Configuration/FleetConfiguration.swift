@@ -1,3 +1,4 @@
+import FlowSpec
 import FlowStore
 import Foundation
 
@@ -49,13 +50,15 @@ public struct FleetConfiguration: Sendable, Hashable {
         return tcp.isEmpty ? bound : tcp
     }
 
-    /// This instance as the store knows it.
-    var identity: FleetInstance {
+    /// This instance as the store knows it, running `flows`.
+    func identity(running flows: FlowSpecification) -> FleetInstance {
         FleetInstance(
             name: instance,
             control: advertisedControl,
             events: advertisedEvents,
-            leaseMilliseconds: lease.milliseconds
+            leaseMilliseconds: lease.milliseconds,
+            flows: flows.source,
+            flowsFile: flows.file
         )
     }
 

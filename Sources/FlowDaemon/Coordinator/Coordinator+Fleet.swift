@@ -1,4 +1,5 @@
 import FlowCore
+import FlowSpec
 import FlowStore
 import FlowWire
 
@@ -146,16 +147,53 @@ extension Coordinator {
     /// guard questions asked again), then joins the sessions this instance runs, and is written whole with the
     /// turn's group.
     /// - Returns: the sessions taken over.
+    /// A session written with other flows (the instance that wrote it ran another flows file) is replayed with those,
+    /// then goes on with this instance's; one that uses a flow this instance's flows lack is ended, and named in an
+    /// error.
     @discardableResult
     public mutating func adopt(_ stored: StoredState) throws(StoreError) -> [SessionID] {
+        var written = specification
+        if let text = stored.metadata[StoreKeys.flows], text != specification.source {
+            do {
+                written = try FlowSpecification.parse(
+                    text,
+                    file: stored.metadata[StoreKeys.flowsFile] ?? "the stored flows"
+                )
+            } catch {
+                throw StoreError(
+                    .invalidRecord,
+                    "the flows the sessions were written with cannot be read: \(error.message)"
+                )
+            }
+        }
         var (restored, _) = try Coordinator.restoring(
             stored,
-            specification: specification,
+            specification: written,
             configuration: configuration,
             epoch: epoch,
             now: now,
             logger: logger
         )
+        if written.source != specification.source {
+            do {
+                let ended = try restored.switchFlows(to: specification, droppingMissing: true)
+                for session in ended where journal.isEnabled {
+                    // Gone from the store too, as any ended session.
+                    journal.remove(session)
+                }
+                if !ended.isEmpty {
+                    logger.error(
+                        "sessions taken over from an instance that ran other flows use flows this instance's flows file lacks: they are ended; run the same flows file on every instance",
+                        metadata: ["sessions": "\(ended.map(\.rawValue).joined(separator: " "))"]
+                    )
+                }
+            } catch {
+                throw StoreError(.invalidRecord, "the sessions cannot go on with this instance's flows: \(error)")
+            }
+            logger.warning(
+                "took over sessions written with another flows file (\(written.file)): they go on with this instance's; run the same flows file on every instance"
+            )
+        }
         _ = restored.restarted()
         var adopted: [SessionID] = []
         for session in restored.engine.sessionIDs where !engine.hasSession(session) {

@@ -397,6 +397,8 @@ public final class DaemonServer: Sendable {
         if let reason = fencedOff.withLock({ $0 }) {
             throw DaemonError(reason)
         }
+        // Everything is written: an instance of a fleet hands its sessions over at once.
+        leaseKeeper?.stop(releasing: true)
         logger.info("flowd stopped")
     }
 
@@ -435,8 +437,10 @@ public final class DaemonServer: Sendable {
             guard !stored.snapshots.isEmpty || !stored.entries.isEmpty else { return [] }
             let (sessions, output) = coordinator.adoptOrphans(stored)
             if !sessions.isEmpty {
+                let named = sessions.prefix(10).map(\.rawValue).joined(separator: " ")
                 logger.info(
-                    "took over \(sessions.count) session\(sessions.count == 1 ? "" : "s") of instances whose lease expired"
+                    "took over \(sessions.count) session\(sessions.count == 1 ? "" : "s") of instances whose lease expired",
+                    metadata: ["sessions": "\(named)\(sessions.count > 10 ? " …" : "")"]
                 )
             }
             // A whole batch: there may be more, taken at once rather than at the next look.

@@ -75,9 +75,12 @@ struct DaemonState {
     ) throws -> DaemonState {
         let store = try PostgresStore(
             url: fleet.storeURL,
-            instance: fleet.identity,
-            durability: configuration.durability
+            instance: fleet.identity(running: specification),
+            durability: configuration.durability,
+            waiting: { logger.warning("the fleet's database does not answer yet: \($0)") }
         )
+        // A flowd that ran as this instance and was killed: its lease expires first (one that runs renews it).
+        try store.awaitName()
         var state = try restore(
             from: store,
             at: "\(store.statistics.location) as instance \(fleet.instance)",
@@ -86,7 +89,7 @@ struct DaemonState {
             directory: nil,
             logger: logger
         )
-        state.coordinator.joinFleet(as: fleet.identity)
+        state.coordinator.joinFleet(as: fleet.identity(running: specification))
         state.lease = try store.makeLease()
         writer.attach(store)
         return state

@@ -9,6 +9,8 @@ import Synchronization
 /// fleet takes its sessions over). Another flowd registered under the same name fences this one off: it is stopped.
 final class FleetLeaseKeeper: Sendable {
     private let stopped = StopFlag()
+    private let lease: PostgresLease
+    private let logger: Logger
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -19,6 +21,8 @@ final class FleetLeaseKeeper: Sendable {
         logger: Logger,
         fenced: @escaping @Sendable (String) -> Void
     ) {
+        self.lease = lease
+        self.logger = logger
         let period = Duration.milliseconds(max(100, lease.leaseMilliseconds / 3))
         let loopLimit = max(Duration.milliseconds(lease.leaseMilliseconds * 2 / 3), health.stallLimit / 5)
         let thread = lease
@@ -53,11 +57,19 @@ final class FleetLeaseKeeper: Sendable {
         }
     }
 
-    /// Stops renewing, and waits for the thread to end.
-    func stop() {
-        stopped.set()
+    /// Stops renewing, and waits for the thread to end (once: later calls return at once); with `releasing`, then
+    /// gives the lease up, so that the others take the sessions over at once (a graceful stop, all written).
+    func stop(releasing: Bool = false) {
+        guard stopped.set() else { return }
         wake.signal()
         finished.wait()
+        guard releasing else { return }
+        do {
+            try lease.release()
+            logger.info("gave up the lease: the fleet's other instances take over the sessions now")
+        } catch {
+            logger.warning("cannot give up the lease (the sessions move when it expires): \(error)")
+        }
     }
 }
 
@@ -65,5 +77,13 @@ final class FleetLeaseKeeper: Sendable {
 private final class StopFlag: Sendable {
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
+
+    /// Sets the flag; returns whether this call set it.
+    @discardableResult
+    func set() -> Bool {
+        value.withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
+    }
 }

@@ -37,19 +37,33 @@ public struct FleetInstance: Sendable, Hashable, Codable {
     public var events: [String]
     /// How long its lease lasts without being renewed (milliseconds).
     public var leaseMilliseconds: Int64
+    /// The text of the flows file it runs, and where that file is: the sessions it writes are replayed with them,
+    /// wherever they are taken over.
+    public var flows: String
+    public var flowsFile: String
 
     /// Creates an instance's identity.
-    public init(name: String, control: [String], events: [String], leaseMilliseconds: Int64) {
+    public init(
+        name: String,
+        control: [String],
+        events: [String],
+        leaseMilliseconds: Int64,
+        flows: String = "",
+        flowsFile: String = ""
+    ) {
         self.name = name
         self.control = control
         self.events = events
         self.leaseMilliseconds = leaseMilliseconds
+        self.flows = flows
+        self.flowsFile = flowsFile
     }
 }
 
 /// Where a session is served.
 public enum SessionPlacement: Sendable, Hashable {
-    /// Here: the session is this instance's now, with what is stored of it (nothing, for a new one).
+    /// Here: the session is this instance's now, with what is stored of it (nothing, for a new one); its metadata's
+    /// `flows` and `flowsFile` are those of the instance that wrote it.
     case here(StoredState)
     /// By another instance, whose lease is alive.
     case elsewhere(FleetMember)

@@ -176,6 +176,7 @@ final class PostgresConnection {
 
     private static func trimmed(_ text: String) -> String {
         String(text.reversed().drop(while: \.isWhitespace).reversed())
+            .replacingOccurrences(of: "\n\t", with: " ").replacingOccurrences(of: "\t", with: " ")
             .replacingOccurrences(of: "\n", with: "; ")
     }
 

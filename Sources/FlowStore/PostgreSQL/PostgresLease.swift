@@ -28,6 +28,21 @@ public final class PostgresLease: @unchecked Sendable {
         case fenced
     }
 
+    /// Gives the lease up (a graceful stop, once everything is written): the other instances take this one's
+    /// sessions over at their next look, rather than after the lease.
+    public func release() throws(StoreError) {
+        let connection: PostgresConnection
+        if let open = self.connection {
+            connection = open
+        } else {
+            connection = try PostgresConnection(url: url)
+        }
+        try connection.run(
+            "UPDATE flowbus_instances SET lease_until = clock_timestamp() - interval '1 millisecond' WHERE name = $1 AND token = $2",
+            [.text(name), .integer(token)]
+        )
+    }
+
     /// Renews the lease once; a lost connection is opened again at the next call.
     /// - Throws: ``StoreError`` `.unavailable` when the database cannot be reached now.
     public func renew() throws(StoreError) -> Renewal {

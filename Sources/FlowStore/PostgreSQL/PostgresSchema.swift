@@ -21,7 +21,9 @@ enum PostgresSchema {
             lease_until timestamptz NOT NULL,
             started_at timestamptz NOT NULL,
             commits int8 NOT NULL DEFAULT 0,
-            taken int8 NOT NULL DEFAULT 0
+            taken int8 NOT NULL DEFAULT 0,
+            flows text NOT NULL DEFAULT '',
+            flows_file text NOT NULL DEFAULT ''
         );
         CREATE TABLE flowbus_sessions(
             session text PRIMARY KEY,

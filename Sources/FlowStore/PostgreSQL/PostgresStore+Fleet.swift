@@ -1,3 +1,5 @@
+import Foundation
+
 extension PostgresStore {
     public func locate(_ session: String, claiming: Bool = true) throws(StoreError) -> SessionPlacement {
         try retrying { () throws(StoreError) -> SessionPlacement in
@@ -55,21 +57,33 @@ extension PostgresStore {
             [.text(session), .text(instance.name), .integer(token), .integer(held)]
         )
         guard taken.changed == 1 else { return nil }
-        return .here(try owned(only: [session]))
+        return .here(try owned(only: [session], writtenBy: owner))
     }
 
     public func adoptOrphans(limit: Int) throws(StoreError) -> StoredState {
         try retrying { () throws(StoreError) -> StoredState in
             try transaction { () throws(StoreError) -> StoredState in
+                // Instances gone for good (their lease expired long ago, their sessions all taken) leave the list.
+                try connection.run(
+                    """
+                    DELETE FROM flowbus_instances i
+                    WHERE i.lease_until < clock_timestamp() - $1::int8 * interval '1 millisecond'
+                    AND NOT EXISTS (SELECT 1 FROM flowbus_sessions s WHERE s.owner = i.name)
+                    """,
+                    [.integer(Self.forgottenAfterMilliseconds)]
+                )
                 // Instances another one is taking over already are skipped: their rows are locked.
                 let expired = try connection.run(
                     """
-                    SELECT name FROM flowbus_instances
-                    WHERE lease_until < clock_timestamp() AND name <> $1 FOR UPDATE SKIP LOCKED
+                    SELECT i.name FROM flowbus_instances i
+                    WHERE i.lease_until < clock_timestamp() AND i.name <> $1
+                    AND EXISTS (SELECT 1 FROM flowbus_sessions s WHERE s.owner = i.name)
+                    ORDER BY i.name FOR UPDATE SKIP LOCKED
                     """,
                     [.text(instance.name)]
                 )
-                let victims = (0..<expired.count).map { expired.text($0, 0) }
+                // One dead instance at a time: its sessions are replayed with the flows it wrote them with.
+                let victims = (0..<min(expired.count, 1)).map { expired.text($0, 0) }
                 guard !victims.isEmpty, limit > 0 else { return StoredState() }
                 let counts = try connection.run(
                     """
@@ -95,8 +109,42 @@ extension PostgresStore {
                     "UPDATE flowbus_instances SET taken = taken + 1 WHERE name = ANY($1::text[])",
                     [.textArray(victims)]
                 )
-                return sessions.isEmpty ? StoredState() : try owned(only: sessions)
+                return sessions.isEmpty ? StoredState() : try owned(only: sessions, writtenBy: victims[0])
             }
+        }
+    }
+
+    /// How long after its lease expired an instance that owns no session leaves the list (milliseconds): ten
+    /// minutes, so that a restart is seen as such, and a retired one (a StatefulSet scaled down) is forgotten.
+    public static let forgottenAfterMilliseconds: Int64 = 600_000
+
+    /// Waits until no other flowd runs as this instance: a lease of the name that is still alive must expire (a
+    /// flowd that was killed, restarting) without being renewed. One that is renewed belongs to a flowd that runs.
+    /// - Throws: ``StoreError`` `.locked` naming the instance when its lease is renewed meanwhile.
+    public func awaitName() throws(StoreError) {
+        var seen: Int64?
+        while true {
+            let row = try retrying { () throws(StoreError) -> PostgresRows in
+                try connection.run(
+                    """
+                    SELECT (extract(epoch FROM lease_until) * 1000)::int8,
+                           (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::int8
+                    FROM flowbus_instances WHERE name = $1
+                    """,
+                    [.text(instance.name)]
+                )
+            }
+            guard row.count == 1, row.integer(0, 1) > 0 else { return }
+            let (until, remaining) = (row.integer(0, 0), row.integer(0, 1))
+            if let seen, until > seen {
+                throw StoreError(
+                    .locked,
+                    "another flowd runs as instance \(instance.name) of the fleet (its lease is renewed); stop it, or give this one another --instance"
+                )
+            }
+            seen = until
+            // Looked at often enough to see a renewal (every third of a lease) before the lease would lapse.
+            Thread.sleep(forTimeInterval: Double(min(remaining + 50, 500)) / 1000)
         }
     }
 

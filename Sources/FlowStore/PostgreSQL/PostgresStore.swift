@@ -31,11 +31,13 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// Connects (retrying for `retryWindow` while the server cannot be reached), then creates or checks the tables.
     /// - Throws: ``StoreError`` `.unavailable` when the server cannot be reached, `.newerFormat` or `.corrupted`
     ///   for tables flowd must not use.
+    /// - Parameter waiting: told once when the server cannot be reached yet and flowd waits for it.
     public init(
         url: String,
         instance: FleetInstance,
         durability: Durability,
-        retryWindow: Duration = .seconds(60)
+        retryWindow: Duration = .seconds(60),
+        waiting: ((String) -> Void)? = nil
     ) throws(StoreError) {
         self.url = url
         self.instance = instance
@@ -45,7 +47,8 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
             url,
             durability: durability,
             idleTransactionLimit: instance.leaseMilliseconds,
-            retryingFor: retryWindow
+            retryingFor: retryWindow,
+            waiting: waiting
         )
         try PostgresSchema.prepare(connection)
         counts.location = connection.location
@@ -60,9 +63,11 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         _ url: String,
         durability: Durability,
         idleTransactionLimit: Int64,
-        retryingFor window: Duration
+        retryingFor window: Duration,
+        waiting: ((String) -> Void)? = nil
     ) throws(StoreError) -> PostgresConnection {
         let deadline = ContinuousClock.now + window
+        var told = false
         while true {
             do {
                 let connection = try PostgresConnection(url: url)
@@ -79,10 +84,29 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                 )
                 return connection
             } catch {
-                guard error.code == .unavailable, ContinuousClock.now < deadline else { throw error }
+                guard error.code == .unavailable, ContinuousClock.now < deadline, !Self.isPermanent(error) else {
+                    throw error
+                }
+                if !told {
+                    told = true
+                    waiting?("\(error.message); retrying for \(window.components.seconds) s")
+                }
                 Thread.sleep(forTimeInterval: 0.25)
             }
         }
+    }
+
+    /// Whether a failed connection will fail the same way however often it is tried: the server answered and
+    /// refused (an unknown role or database, a wrong password), or the address itself is wrong. A server that is
+    /// starting, stopping or full is waited for.
+    static func isPermanent(_ error: StoreError) -> Bool {
+        let message = error.message
+        let transient = [
+            "the database system is starting up", "the database system is shutting down", "too many clients",
+            "the database system is in recovery mode", "terminating connection",
+        ]
+        if transient.contains(where: message.contains) { return false }
+        return message.contains("FATAL:") || message.contains("invalid ") || message.contains("missing \"=\"")
     }
 
     // MARK: Registering, and what this instance owns
@@ -92,19 +116,26 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     public func load() throws(StoreError) -> StoredState {
         try retrying { () throws(StoreError) -> StoredState in
             try transaction { () throws(StoreError) -> StoredState in
+                // The sessions this name owns were written with the flows of its previous run.
+                let previous = try connection.run(
+                    "SELECT flows, flows_file FROM flowbus_instances WHERE name = $1",
+                    [.text(instance.name)]
+                )
                 let registered = try connection.run(
                     """
-                    INSERT INTO flowbus_instances(name, token, control, events, lease_until, started_at)
+                    INSERT INTO flowbus_instances(name, token, control, events, lease_until, started_at, flows, flows_file)
                     VALUES ($1, nextval('flowbus_tokens'), $2, $3,
-                            clock_timestamp() + $4::int8 * interval '1 millisecond', clock_timestamp())
+                            clock_timestamp() + $4::int8 * interval '1 millisecond', clock_timestamp(), $5, $6)
                     ON CONFLICT (name) DO UPDATE SET token = EXCLUDED.token, control = EXCLUDED.control,
                         events = EXCLUDED.events, lease_until = EXCLUDED.lease_until,
-                        started_at = EXCLUDED.started_at, commits = 0
+                        started_at = EXCLUDED.started_at, commits = 0, flows = EXCLUDED.flows,
+                        flows_file = EXCLUDED.flows_file
                     RETURNING token, taken
                     """,
                     [
                         .text(instance.name), .text(instance.control.joined(separator: " ")),
                         .text(instance.events.joined(separator: " ")), .integer(instance.leaseMilliseconds),
+                        .text(instance.flows), .text(instance.flowsFile),
                     ]
                 )
                 token = registered.integer(0, 0)
@@ -114,7 +145,11 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                     "UPDATE flowbus_sessions SET token = $2 WHERE owner = $1",
                     [.text(instance.name), .integer(token)]
                 )
-                let state = try owned(only: nil)
+                var state = try owned(only: nil)
+                if previous.count == 1, !previous.text(0, 0).isEmpty {
+                    state.metadata["flows"] = previous.text(0, 0)
+                    state.metadata["flowsFile"] = previous.text(0, 1)
+                }
                 counts.snapshots = state.snapshots.count
                 counts.journalEntries = state.entries.count
                 return state
@@ -122,12 +157,28 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         }
     }
 
-    /// What this registration owns: every session, or `only` those.
-    func owned(only sessions: [String]?) throws(StoreError) -> StoredState {
+    /// What this registration owns: every session, or `only` those (taken from `writer`: then the metadata's flows
+    /// are the ones that instance wrote them with).
+    func owned(only sessions: [String]?, writtenBy writer: String? = nil) throws(StoreError) -> StoredState {
         var state = StoredState()
         let metadata = try connection.run("SELECT key, value FROM flowbus_meta")
         for row in 0..<metadata.count {
             state.metadata[metadata.text(row, 0)] = metadata.text(row, 1)
+        }
+        // The flows these sessions were written with: the other instance's, or this one's (the fleet's row of
+        // metadata says only what the last instance to start runs).
+        if let writer {
+            let flows = try connection.run(
+                "SELECT flows, flows_file FROM flowbus_instances WHERE name = $1",
+                [.text(writer)]
+            )
+            if flows.count == 1, !flows.text(0, 0).isEmpty {
+                state.metadata["flows"] = flows.text(0, 0)
+                state.metadata["flowsFile"] = flows.text(0, 1)
+            }
+        } else if !instance.flows.isEmpty {
+            state.metadata["flows"] = instance.flows
+            state.metadata["flowsFile"] = instance.flowsFile
         }
         var parameters: [PostgresParameter] = [.text(instance.name), .integer(token)]
         var filter = ""
