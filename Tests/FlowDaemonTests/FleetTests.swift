@@ -70,25 +70,7 @@ struct FleetTests {
 
     /// The Tick screens of a session in an instance's tree, in placement order.
     private func ticksInTree(of session: String, at instance: Instance) throws -> [Tick] {
-        let context = try Context()
-        let probe = try TestPeer(
-            "probe-\(UUID().uuidString.prefix(6))",
-            session: session,
-            context: context,
-            control: instance.control,
-            events: instance.events
-        )
-        try probe.hello(.inspector, name: "probe")
-        try probe.send(.query(Query(what: "tree", arguments: ["session": .string(session)])))
-        let tree = try probe.expect { message in
-            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
-        }
-        let screens = tree["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        return screens.filter { $0["name"] == "Tick" }.compactMap { screen in
-            let parameters = screen["parameters"]?.objectValue
-            guard let stepper = parameters?["s"]?.intValue, let number = parameters?["n"]?.intValue else { return nil }
-            return Tick(stepper: stepper, number: number)
-        }
+        try KillTortureTests.ticksInTree(control: instance.control, events: instance.events, session: session)
     }
 
     @Test func theSessionsOfAKilledInstanceAreServedByTheOthersWithEveryAcknowledgedStepOnce() throws {
@@ -363,14 +345,9 @@ struct FleetTests {
         #expect(waitUntil(within: .seconds(15)) { owner(of: "f", in: database) == "b" })
         stepper.send("emit tick s=1 n=4")
         #expect(waitUntil(within: .seconds(30)) { fates(stepper).count == 4 })
-        let context = try Context()
-        let probe = try TestPeer("probe-f", session: "f", context: context, control: b.control, events: b.events)
-        try probe.hello(.inspector, name: "probe")
-        try probe.send(.query(Query(what: "tree", arguments: ["session": "f"])))
-        let tree = try probe.expect { message in
-            if case .reply(let reply) = message { reply.result.objectValue } else { nil }
+        let names = try KillTortureTests.screens(of: "f", control: b.control, events: b.events).compactMap {
+            $0["name"]?.stringValue
         }
-        let names = (tree["screens"]?.arrayValue ?? []).compactMap { $0.objectValue?["name"]?.stringValue }
         #expect(names.filter { $0 == "Tick" }.count == 3, "\(names)")
         #expect(names.filter { $0 == "Tock" }.count == 1, "\(names)")
         stepper.send("quit")

@@ -137,17 +137,28 @@ import ZeroMQ
         return stack.components(separatedBy: " › ").compactMap { tick(in: Substring($0), after: "Tick(") }
     }
 
-    /// The Tick screens in flowd's tree of the session, in placement order.
-    static func ticksInTree(control: String, events: String) throws -> [Tick] {
+    /// The screens in flowd's tree of a session, in placement order, as the `tree` query gives them.
+    static func screens(of session: String, control: String, events: String) throws -> [JSONObject] {
         let context = try Context()
-        let probe = try TestPeer("probe", session: "torture", context: context, control: control, events: events)
+        let probe = try TestPeer(
+            "probe-\(UUID().uuidString.prefix(6))",
+            session: session,
+            context: context,
+            control: control,
+            events: events
+        )
         try probe.hello(.inspector, name: "probe")
-        try probe.send(.query(Query(what: "tree", arguments: ["session": "torture"])))
+        try probe.send(.query(Query(what: "tree", arguments: ["session": .string(session)])))
         let tree = try probe.expect { message in
             if case .reply(let reply) = message { reply.result.objectValue } else { nil }
         }
-        let screens = tree["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        return screens.filter { $0["name"] == "Tick" }.compactMap { screen in
+        return tree["screens"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    }
+
+    /// The Tick screens in flowd's tree of the session, in placement order.
+    static func ticksInTree(control: String, events: String, session: String = "torture") throws -> [Tick] {
+        try screens(of: session, control: control, events: events).filter { $0["name"] == "Tick" }.compactMap {
+            screen in
             let parameters = screen["parameters"]?.objectValue
             guard let stepper = parameters?["s"]?.intValue, let number = parameters?["n"]?.intValue else { return nil }
             return Tick(stepper: stepper, number: number)

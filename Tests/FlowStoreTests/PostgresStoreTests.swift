@@ -37,24 +37,6 @@ struct PostgresStoreTests {
         )
     }
 
-    private func entry(_ session: String, _ text: String) -> JournalRecord {
-        JournalRecord(session: session, bytes: Array(text.utf8))
-    }
-
-    private func group(
-        entries: [JournalRecord] = [],
-        snapshots: [SnapshotRecord] = [],
-        removed: [String] = [],
-        metadata: [String: String] = [:]
-    ) -> StoreGroup {
-        var group = StoreGroup()
-        group.entries = entries
-        group.snapshots = snapshots
-        group.removed = removed
-        group.metadata = metadata
-        return group
-    }
-
     /// Claims `sessions` for `store` (as flowd does before it creates them).
     private func claim(_ sessions: [String], by store: PostgresStore) throws {
         for session in sessions {

@@ -14,24 +14,6 @@ import Testing
         scratch.path + "/\(UUID().uuidString.prefix(8)).db"
     }
 
-    private func entry(_ session: String, _ text: String) -> JournalRecord {
-        JournalRecord(session: session, bytes: Array(text.utf8))
-    }
-
-    private func group(
-        entries: [JournalRecord] = [],
-        snapshots: [SnapshotRecord] = [],
-        removed: [String] = [],
-        metadata: [String: String] = [:]
-    ) -> StoreGroup {
-        var group = StoreGroup()
-        group.entries = entries
-        group.snapshots = snapshots
-        group.removed = removed
-        group.metadata = metadata
-        return group
-    }
-
     @Test func committedGroupsComeBackInTheOrderTheyWereWritten() throws {
         let file = path()
         var store: SQLiteStore? = try SQLiteStore(path: file, durability: .os)

@@ -79,11 +79,7 @@ struct JournalBuffer: Sendable {
 
     /// A session ended: nothing of it is to be written, and what was is to go.
     mutating func remove(_ session: SessionID) {
-        let name = session.rawValue
-        entries.removeAll { $0.session == name }
-        snapshotDue.remove(session)
-        tails[session] = nil
-        snapshotSizes[session] = nil
+        forget(session)
         removed.insert(session)
     }
 }

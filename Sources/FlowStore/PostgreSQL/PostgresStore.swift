@@ -31,7 +31,12 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// Connects (retrying for `retryWindow` while the server cannot be reached), then creates or checks the tables.
     /// - Throws: ``StoreError`` `.unavailable` when the server cannot be reached, `.newerFormat` or `.corrupted`
     ///   for tables flowd must not use.
-    /// - Parameter waiting: told once when the server cannot be reached yet and flowd waits for it.
+    /// - Parameters:
+    ///   - url: the database (`postgres://user:password@host/database`, or libpq's `key=value` form).
+    ///   - instance: this instance, as the fleet knows it.
+    ///   - durability: what a commit waits for (``Durability``, as `synchronous_commit`).
+    ///   - retryWindow: how long a lost connection is retried before a call fails.
+    ///   - waiting: told once when the server cannot be reached yet and is waited for.
     public init(
         url: String,
         instance: FleetInstance,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Something in a benchmark did not go as planned.
 struct BenchFailure: Error, CustomStringConvertible {
@@ -141,27 +142,12 @@ struct BenchEndpoints {
 
     static func make(_ transport: String, directory: String) -> BenchEndpoints {
         if transport == "tcp" {
-            return BenchEndpoints(control: "tcp://127.0.0.1:\(freePort())", events: "tcp://127.0.0.1:\(freePort())")
+            return BenchEndpoints(
+                control: "tcp://127.0.0.1:\(freeLoopbackPort())",
+                events: "tcp://127.0.0.1:\(freeLoopbackPort())"
+            )
         }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return BenchEndpoints(control: "ipc://\(directory)/control", events: "ipc://\(directory)/events")
-    }
-
-    /// A tcp port nobody listens on now.
-    private static func freePort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
