@@ -98,8 +98,15 @@ extension Coordinator {
                 self.hello(hello.hello, from: hello.peer, userID: hello.userID, correlation: hello.correlation)
             }
         case .success(.nowhere):
-            // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own.
-            for hello in parked {
+            // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own. A stepper's
+            // or presenter's HELLO that came while the store was asked without claiming asks again, claiming.
+            let creators = parked.filter { $0.hello.role == .stepper || $0.hello.role == .presenter }
+            if !creators.isEmpty {
+                fleet?.parked[session] = creators
+                fleet?.toLocate.append(session)
+                fleet?.claiming.insert(session)
+            }
+            for hello in parked where hello.hello.role != .stepper && hello.hello.role != .presenter {
                 self.hello(
                     hello.hello,
                     from: hello.peer,
