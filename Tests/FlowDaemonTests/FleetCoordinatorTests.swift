@@ -18,8 +18,8 @@ import Testing
         startedAt: 0
     )
 
-    func fleetBus() throws -> Bus {
-        var bus = try Bus(durable: true)
+    func fleetBus(configure: (inout DaemonConfiguration) -> Void = { _ in }) throws -> Bus {
+        var bus = try Bus(durable: true, configure: configure)
         bus.coordinator.joinFleet(
             as: FleetInstance(name: "a", control: ["tcp://a:5860"], events: ["tcp://a:5861"], leaseMilliseconds: 5000)
         )
@@ -75,6 +75,29 @@ import Testing
         #expect(!bus.coordinator.sessions.contains("kiosk"))
         let again = bus.coordinator.takeSessionsToLocate()
         #expect(again.map(\.session) == ["kiosk"] && again.first?.claiming == true)
+    }
+
+    /// A peer cannot make an instance claim sessions in the store beyond the bounds: a creation is counted before the
+    /// store is asked (once: a HELLO the store lets go on is not counted again).
+    @Test func sessionCreationIsBoundedBeforeTheStoreIsAsked() throws {
+        var bus = try fleetBus { $0.sessionsPerPeerPerMinute = 2 }
+        for session in ["k1", "k2"] {
+            let hello = Hello(role: .stepper, id: "flooder", name: "app", session: session)
+            #expect(bus.send(.hello(hello), from: "flooder", session: session).isEmpty)
+        }
+        let third = bus.send(
+            .hello(Hello(role: .stepper, id: "flooder", name: "app", session: "k3")),
+            from: "flooder",
+            session: "k3"
+        )
+        guard case .error(let refusal)? = third.first?.message else {
+            Issue.record("the third creation was not refused: \(third)")
+            return
+        }
+        #expect(refusal.code == "sessionLimit")
+        #expect(bus.coordinator.takeSessionsToLocate().map(\.session) == ["k1", "k2"])
+        let out = bus.coordinator.located("k1", .success(.here(StoredState())))
+        #expect(bus.replies(out, to: "flooder").contains { if case .welcome = $0.message { true } else { false } })
     }
 
     @Test func sessionsLostToAnotherInstanceAreForgottenAndTheirPeersTold() throws {

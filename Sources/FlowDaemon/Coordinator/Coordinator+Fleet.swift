@@ -21,8 +21,6 @@ struct FleetState: Sendable {
     var parked: [SessionID: [ParkedHello]] = [:]
     /// Sessions to ask the store about once the turn's writes are handed over.
     var toLocate: [SessionID] = []
-    /// Of them, those a HELLO would create (a stepper's or a presenter's): claimed when nobody owns them.
-    var claiming: Set<SessionID> = []
     /// The fleet's instances, as last read from the store.
     var members: [FleetMember] = []
 }
@@ -33,9 +31,6 @@ extension Coordinator {
     public mutating func joinFleet(as instance: FleetInstance) {
         fleet = FleetState(instance: instance, owned: Set(engine.sessionIDs))
     }
-
-    /// Whether this is an instance of a fleet.
-    public var isInFleet: Bool { fleet != nil }
 
     /// Parks a HELLO whose session this instance does not own: the store says where it is served after the turn.
     /// - Returns: whether it was parked.
@@ -50,9 +45,6 @@ extension Coordinator {
         if fleet.parked[session] == nil {
             fleet.toLocate.append(session)
         }
-        if hello.role == .stepper || hello.role == .presenter {
-            fleet.claiming.insert(session)
-        }
         // A HELLO said again while the first waits replaces it: one answer per peer.
         fleet.parked[session, default: []].removeAll { $0.peer == peer }
         fleet.parked[session, default: []].append(
@@ -62,12 +54,19 @@ extension Coordinator {
         return true
     }
 
-    /// The sessions to ask the fleet's store about, taken (each once), with whether a HELLO would create it.
+    /// The sessions to ask the fleet's store about, taken (each once), with whether a HELLO waiting for it would
+    /// create it (a stepper's or a presenter's: then it is claimed when nobody owns it).
     public mutating func takeSessionsToLocate() -> [(session: SessionID, claiming: Bool)] {
         guard let fleet, !fleet.toLocate.isEmpty else { return [] }
         self.fleet?.toLocate = []
-        self.fleet?.claiming = []
-        return fleet.toLocate.map { ($0, fleet.claiming.contains($0)) }
+        return fleet.toLocate.map { session in
+            (session, fleet.parked[session, default: []].contains { Self.creates($0.hello) })
+        }
+    }
+
+    /// Whether a HELLO creates its session when it is new (a stepper's or a presenter's).
+    static func creates(_ hello: Hello) -> Bool {
+        hello.role == .stepper || hello.role == .presenter
     }
 
     /// The store said where a session is served: its parked HELLOs go on here (the session restored from the store
@@ -95,18 +94,23 @@ extension Coordinator {
                 }
             }
             for hello in parked {
-                self.hello(hello.hello, from: hello.peer, userID: hello.userID, correlation: hello.correlation)
+                self.hello(
+                    hello.hello,
+                    from: hello.peer,
+                    userID: hello.userID,
+                    correlation: hello.correlation,
+                    located: true
+                )
             }
         case .success(.nowhere):
             // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own. A stepper's
             // or presenter's HELLO that came while the store was asked without claiming asks again, claiming.
-            let creators = parked.filter { $0.hello.role == .stepper || $0.hello.role == .presenter }
+            let creators = parked.filter { Self.creates($0.hello) }
             if !creators.isEmpty {
                 fleet?.parked[session] = creators
                 fleet?.toLocate.append(session)
-                fleet?.claiming.insert(session)
             }
-            for hello in parked where hello.hello.role != .stepper && hello.hello.role != .presenter {
+            for hello in parked where !Self.creates(hello.hello) {
                 self.hello(
                     hello.hello,
                     from: hello.peer,

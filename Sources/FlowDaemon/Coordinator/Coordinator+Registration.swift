@@ -75,6 +75,14 @@ extension Coordinator {
             reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
             return
         }
+        // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing). A
+        // creation is counted against the bounds once, before an instance of a fleet asks its store: a peer cannot
+        // make it claim sessions beyond them.
+        let creates = session.map { Self.creates(hello) && !engine.hasSession($0) } ?? false
+        if creates, !located, let refusal = sessionCreationRefusal(by: peer) {
+            reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
+            return
+        }
         // An instance of a fleet serves the sessions it owns: for another, the fleet's store says where it is served.
         if let session, !located,
             parksHello(hello, session: session, peer: peer, userID: userID, correlation: correlation)
@@ -82,12 +90,7 @@ extension Coordinator {
             return
         }
         var created = false
-        // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing).
-        if let session, hello.role == .stepper || hello.role == .presenter, !engine.hasSession(session) {
-            if let refusal = sessionCreationRefusal(by: peer) {
-                reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
-                return
-            }
+        if let session, creates {
             do {
                 try startSession(session)
                 created = true
