@@ -10,8 +10,10 @@
 /// let text = fields.finished()   // {"token":12,"step":{...}}
 /// ```
 public struct JSONObjectWriter: JSONMembers {
-    private var writer: JSONTextWriter
-    private var empty = true
+    // Visible to inlinable code: the generic members below are specialized where they are used (FlowWire's
+    // messages), not called through their elements' metadata.
+    @usableFromInline var writer: JSONTextWriter
+    @usableFromInline var empty = true
 
     /// Starts an object.
     public init(capacity: Int = 128) {
@@ -60,6 +62,7 @@ public struct JSONObjectWriter: JSONMembers {
     }
 
     /// A member whose value is an object, written member by member by `members`.
+    @inlinable
     public mutating func member(_ key: StaticString, object members: (inout JSONObjectWriter) -> Void) {
         name(key)
         writer.bytes.append(UInt8(ascii: "{"))
@@ -79,6 +82,7 @@ public struct JSONObjectWriter: JSONMembers {
         array(integers) { value, object in object.writer.write(value) }
     }
 
+    @inlinable
     public mutating func member<Element>(
         _ key: StaticString,
         objects elements: [Element],
@@ -95,10 +99,13 @@ public struct JSONObjectWriter: JSONMembers {
     }
 
     /// An array's text, each element written by `write`, commas between.
-    private mutating func array<Element>(_ elements: [Element], _ write: (Element, inout JSONObjectWriter) -> Void) {
+    @inlinable
+    mutating func array<Element>(_ elements: [Element], _ write: (Element, inout JSONObjectWriter) -> Void) {
         writer.bytes.append(UInt8(ascii: "["))
-        for (index, element) in elements.enumerated() {
-            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+        var first = true
+        for element in elements {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
             write(element, &self)
         }
         writer.bytes.append(UInt8(ascii: "]"))
@@ -125,16 +132,15 @@ public struct JSONObjectWriter: JSONMembers {
         writer.write(value)
     }
 
-    private mutating func name(_ key: StaticString) {
+    @usableFromInline
+    mutating func name(_ key: StaticString) {
         separate()
         // A literal name: nothing to escape (see JSONMembers).
-        writer.bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { writer.bytes.append(contentsOf: $0) }
-        writer.bytes.append(UInt8(ascii: "\""))
-        writer.bytes.append(UInt8(ascii: ":"))
+        writer.appendName(key)
     }
 
-    private mutating func separate() {
+    @usableFromInline
+    mutating func separate() {
         if !empty {
             writer.bytes.append(UInt8(ascii: ","))
         }

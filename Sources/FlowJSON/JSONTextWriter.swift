@@ -1,9 +1,10 @@
 /// Writes JSON text as UTF-8 bytes, compactly (no spaces), straight into a buffer.
 ///
 /// The wire's hot path: every message FlowBus sends is written by it, through ``FlowJSON``.
+@usableFromInline
 struct JSONTextWriter {
     /// The text so far.
-    var bytes: [UInt8] = []
+    @usableFromInline var bytes: [UInt8] = []
     /// Whether object members are written in key order (otherwise in the order they come).
     var sortedKeys = false
 
@@ -61,6 +62,15 @@ struct JSONTextWriter {
     /// Appends ASCII text as it is (a literal: no allocation, unlike an array of its bytes).
     private mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a member's name, quoted, and its colon: `"name":`. The name is a literal with nothing to escape.
+    @usableFromInline
+    mutating func appendName(_ name: StaticString) {
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     mutating func write(_ value: Int) {

@@ -42,12 +42,10 @@ extension Session {
                 }
             }
         }
-        for binding in state.ended.reversed()
-        where binding.stepper.listens(to: source, presentable: binding.presentable) {
-            reasons.append(binding.reason)
-        }
         guard !targets.isEmpty else {
-            decide(token, step: step, source: source, fate: .dropped(reasons.first ?? .unboundStepper))
+            // Why it reaches no flow: a contribution it cannot reach now, else the latest ended binding it was for.
+            let ended = state.ended.last { $0.stepper.listens(to: source, presentable: $0.presentable) }
+            decide(token, step: step, source: source, fate: .dropped(reasons.first ?? ended?.reason ?? .unboundStepper))
             return token
         }
         guard state.queue.count + targets.count <= options.maxQueuedSteps else {

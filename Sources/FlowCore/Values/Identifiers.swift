@@ -63,6 +63,37 @@ public protocol IdentifierTag: Sendable {
     associatedtype RawValue: Sendable, Hashable, Codable, Comparable, LosslessStringConvertible
     /// Printed before the raw value (`f` for flows: `f3`).
     static var prefix: String { get }
+    /// The hash of a raw value under a dictionary's seed. Numbered ids (flows, presentables, step tokens) are
+    /// allocated by the engine, never chosen by a peer, so a seeded mix of the number does (a dozen instructions
+    /// where SipHash takes a few hundred: a step looks up some thirty of them); names keep the standard hash.
+    static func hash(_ rawValue: RawValue, seed: Int) -> Int
+}
+
+extension IdentifierTag {
+    public static func hash(_ rawValue: RawValue, seed: Int) -> Int {
+        rawValue._rawHashValue(seed: seed)
+    }
+}
+
+extension IdentifierTag where RawValue: FixedWidthInteger {
+    public static func hash(_ rawValue: RawValue, seed: Int) -> Int {
+        // MurmurHash3's 64-bit finalizer of the number and the seed: every bit of the number moves every bit of
+        // the hash, which a dictionary's buckets need.
+        var mixed = UInt64(truncatingIfNeeded: rawValue) ^ UInt64(UInt(bitPattern: seed))
+        mixed ^= mixed >> 33
+        mixed &*= 0xff51_afd7_ed55_8ccd
+        mixed ^= mixed >> 33
+        mixed &*= 0xc4ce_b9fe_1a85_ec53
+        mixed ^= mixed >> 33
+        return Int(truncatingIfNeeded: mixed)
+    }
+}
+
+extension Identifier {
+    /// The hash dictionaries and sets use: the tag's (see ``IdentifierTag/hash(_:seed:)``).
+    public func _rawHashValue(seed: Int) -> Int {
+        Tag.hash(rawValue, seed: seed)
+    }
 }
 
 /// Identifies sessions.

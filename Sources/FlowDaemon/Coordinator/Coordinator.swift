@@ -160,11 +160,11 @@ public struct Coordinator: Sendable {
         do {
             envelope = try codec.decode(frames)
         } catch {
-            Counters.bump(&counters.messagesIn, "invalid")
+            counters.messagesIn.countInvalid()
             reply(to: peer, correlation: error.correlation, error: error.code, error.message)
             return output
         }
-        Counters.bump(&counters.messagesIn, envelope.message.type.rawValue)
+        counters.messagesIn.count(envelope.message.type)
         // The peer's own key spoke under its id: what waited for it goes first.
         if !unverified.isEmpty, unverified.remove(peer) != nil {
             output += held.removeValue(forKey: peer) ?? []
@@ -323,7 +323,7 @@ public struct Coordinator: Sendable {
         } else {
             output.append(outgoing)
         }
-        Counters.bump(&counters.messagesOut, message.type.rawValue)
+        counters.messagesOut.count(message.type)
         peers[peer]?.lastSent = now
     }
 
@@ -338,7 +338,7 @@ public struct Coordinator: Sendable {
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: wallNow)
         output.append(.publish(topic: topic, codec.encode(header: header, type: type, body: body)))
-        Counters.bump(&counters.messagesOut, type.rawValue)
+        counters.messagesOut.count(type)
     }
 
     /// Refuses a message: an ERROR to its sender, and a count.

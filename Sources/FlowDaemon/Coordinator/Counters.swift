@@ -1,9 +1,9 @@
 /// What the daemon counts: readable with the `stats` query.
 public struct Counters: Sendable, Hashable, Codable {
     /// Messages received, by type (`invalid` for those that could not be read).
-    public var messagesIn: [String: Int] = [:]
+    public var messagesIn = MessageCounts()
     /// Messages sent or published, by type.
-    public var messagesOut: [String: Int] = [:]
+    public var messagesOut = MessageCounts()
     /// Errors answered, by code.
     public var errors: [String: Int] = [:]
     /// Steps and deep links taken in.

@@ -141,7 +141,7 @@ extension StepTemplate {
 extension [(name: String, value: ValueTemplate)] {
     /// The parameters, with `$references` taken from `step`'s parameters (missing ones are null).
     func bound(to step: Step) -> JSONObject {
-        var object: JSONObject = [:]
+        var object = JSONObject(minimumCapacity: count)
         for (name, value) in self {
             switch value {
             case .literal(let literal): object[name] = literal
