@@ -28,12 +28,13 @@ extension SessionStore {
     }
 }
 
-/// One journal entry: the input that changed a session, encoded by its owner.
+/// One journal record: what changed a session, encoded by its owner (flowd keeps the entries of one session written
+/// in a row, in one turn, together in one record: a line each), stored as one row.
 public struct JournalRecord: Sendable, Hashable {
     /// The session it belongs to.
     public let session: String
-    /// The entry, as its owner encoded it.
-    public let bytes: [UInt8]
+    /// The record, as its owner encoded it.
+    public var bytes: [UInt8]
 
     /// Creates a record.
     public init(session: String, bytes: [UInt8]) {

@@ -259,6 +259,38 @@ import Testing
         #expect(same)
     }
 
+    /// Under load a turn takes many steps: the entries of one session that follow each other share a record (a
+    /// row), a line each, and the order across sessions is kept. Restored, the sessions are exactly as they were.
+    @Test func aTurnsEntriesOfOneSessionShareARecordAndReadBackInOrder() throws {
+        var durable = try DurableBus(flows: tickerFlows) { $0.snapshotEvery = 1_000 }
+        _ = durable.bus.hello(.stepper, "kiosk/ticker", name: "ticker", session: "kiosk")
+        _ = durable.bus.hello(.stepper, "lobby/ticker", name: "ticker", session: "lobby")
+        try durable.store.commit(durable.bus.coordinator.takeStoreGroup())
+        // One turn: three steps of kiosk, two of lobby, one of kiosk.
+        let order = ["kiosk", "kiosk", "kiosk", "lobby", "lobby", "kiosk"]
+        var sequences: [String: UInt64] = [:]
+        for (index, session) in order.enumerated() {
+            sequences[session, default: 0] += 1
+            durable.bus.send(
+                .step(StepMessage(step: Step("tick", ["n": .int(index)]), sequence: sequences[session, default: 0])),
+                from: "\(session)/ticker",
+                session: session
+            )
+        }
+        let group = durable.bus.coordinator.takeStoreGroup()
+        #expect(group.entries.map(\.session) == ["kiosk", "lobby", "kiosk"])
+        #expect(group.entries.map { $0.bytes.split(separator: UInt8(ascii: "\n")).count } == [3, 2, 1])
+        try durable.store.commit(group)
+        let (restored, summary) = try durable.restored()
+        #expect(summary.entries == 2 + order.count)
+        #expect(durable.holdsTheSameSessions(as: restored))
+        // The steps replayed in their order: each session's sender numbering goes on from the last one taken.
+        for session in ["kiosk", "lobby"] {
+            let key = StepperKey(session: SessionID(session), role: .stepper, name: "ticker")
+            #expect(restored.steppers[key]?.lastSequence == durable.bus.coordinator.steppers[key]?.lastSequence)
+        }
+    }
+
     /// A step's entry is written by hand, the others by `Codable`: each reads back as what was written.
     @Test func journalEntriesReadBackAsWritten() throws {
         let key = StepperKey(session: "kiosk-7/ü", role: .presenter, name: "main \"screen\"")

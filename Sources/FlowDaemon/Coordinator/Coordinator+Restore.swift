@@ -63,17 +63,19 @@ extension Coordinator {
             summary.snapshots += 1
         }
         for stored in stored.entries {
-            do {
-                let entry = try FlowJSON.decode(JournalEntry.self, from: stored.bytes)
-                try coordinator.replay(entry)
-                coordinator.journal.noteEntry(of: entry.session, bytes: stored.bytes.count)
-            } catch {
-                throw StoreError(
-                    .invalidRecord,
-                    "a journal entry of session \(stored.session) cannot be replayed: \(error)"
-                )
+            for bytes in stored.entries {
+                do {
+                    let entry = try FlowJSON.decode(JournalEntry.self, from: bytes)
+                    try coordinator.replay(entry)
+                    coordinator.journal.noteEntry(of: entry.session, bytes: bytes.count)
+                } catch {
+                    throw StoreError(
+                        .invalidRecord,
+                        "a journal entry of session \(stored.session) cannot be replayed: \(error)"
+                    )
+                }
+                summary.entries += 1
             }
-            summary.entries += 1
         }
         coordinator.journal.isReplaying = false
         coordinator.output = []

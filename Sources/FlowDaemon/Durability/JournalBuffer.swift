@@ -42,8 +42,18 @@ struct JournalBuffer: Sendable {
 
     /// Adds an entry; its session's snapshot is due once its journal has `snapshotEvery` entries and is
     /// ``snapshotGrowth`` times as large as its last snapshot.
+    ///
+    /// An entry that follows one of the same session joins its record, on a line of its own (an entry is compact JSON:
+    /// it holds no line feed): under load, a turn's entries of a session are one row for the store to write, not one
+    /// each. The order of all entries is kept.
     mutating func add(_ bytes: [UInt8], session: SessionID, snapshotEvery: Int) {
-        entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
+        assert(!bytes.contains(JournalRecord.entrySeparator), "a journal entry is compact JSON, on one line")
+        if let last = entries.indices.last, entries[last].session == session.rawValue {
+            entries[last].bytes.append(JournalRecord.entrySeparator)
+            entries[last].bytes += bytes
+        } else {
+            entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
+        }
         let tail = noteEntry(of: session, bytes: bytes.count)
         if tail.entries >= snapshotEvery && tail.bytes >= Self.snapshotGrowth * snapshotSizes[session, default: 0] {
             snapshotDue.insert(session)
@@ -81,6 +91,16 @@ struct JournalBuffer: Sendable {
     mutating func remove(_ session: SessionID) {
         forget(session)
         removed.insert(session)
+    }
+}
+
+extension JournalRecord {
+    /// What separates the entries of a record: a line feed.
+    static let entrySeparator = UInt8(ascii: "\n")
+
+    /// The entries of the record, in order.
+    var entries: [ArraySlice<UInt8>] {
+        bytes.split(separator: Self.entrySeparator, omittingEmptySubsequences: true)
     }
 }
 
