@@ -21,7 +21,12 @@ struct SessionState: Sendable, Hashable, Codable {
 
     /// The earliest deadline the session waits for, if any.
     var nextDeadline: EngineTime? {
-        ([pendingGuard?.deadline] + waitingDeepLinks.map(\.deadline)).compactMap { $0 }.min()
+        // Asked twice a step: no array is made for it.
+        var earliest = pendingGuard?.deadline
+        for link in waitingDeepLinks where earliest.map({ link.deadline < $0 }) ?? true {
+            earliest = link.deadline
+        }
+        return earliest
     }
 
     /// The session's live flows, parents before children, siblings in start order.
