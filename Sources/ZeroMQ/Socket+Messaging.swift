@@ -20,20 +20,42 @@ extension Socket {
         precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
         let last = frames.count - 1
         for index in frames.indices {
-            var flags: Int32 = index < last ? ZMQ_SNDMORE : 0
             // Once the first frame is queued, libzmq accepts the rest of the message without blocking.
-            if dontWait && index == 0 {
-                flags |= ZMQ_DONTWAIT
-            }
-            let outcome = try frames[index].withUnsafeBytes { bytes in
-                libzmqResult("zmq_send") { zmq_send(handle, bytes.baseAddress, bytes.count, flags) }
+            let queued = try frames[index].withUnsafeBytes { bytes in
+                sendFrame(bytes, more: index < last, dontWait: dontWait && index == 0)
             }.get()
-            if case .wouldBlock = outcome {
+            if !queued {
                 precondition(index == 0, "libzmq refused a frame in the middle of a multipart message")
                 return false
             }
         }
         return true
+    }
+
+    /// Sends a multipart message whose first frame is text (a ROUTER's routing id, a topic) and whose other frames
+    /// are `frames`, without gathering them into one list first; see ``send(_:dontWait:)``.
+    @discardableResult
+    public func send(leading text: String, frames: [[UInt8]], dontWait: Bool = false) throws(ZeroMQError) -> Bool {
+        var text = text
+        let queued = try text.withUTF8 { bytes in
+            sendFrame(UnsafeRawBufferPointer(bytes), more: !frames.isEmpty, dontWait: dontWait)
+        }.get()
+        guard queued else { return false }
+        for index in frames.indices {
+            let sent = try frames[index].withUnsafeBytes { bytes in
+                sendFrame(bytes, more: index < frames.count - 1, dontWait: false)
+            }.get()
+            precondition(sent, "libzmq refused a frame in the middle of a multipart message")
+        }
+        return true
+    }
+
+    /// Queues one frame: `false` when it would block.
+    private func sendFrame(_ bytes: UnsafeRawBufferPointer, more: Bool, dontWait: Bool) -> Result<Bool, ZeroMQError> {
+        let flags = (more ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
+        return libzmqResult("zmq_send") { zmq_send(handle, bytes.baseAddress, bytes.count, flags) }.map { outcome in
+            if case .wouldBlock = outcome { false } else { true }
+        }
     }
 
     /// Receives one multipart message.

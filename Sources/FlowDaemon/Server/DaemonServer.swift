@@ -583,13 +583,13 @@ public final class DaemonServer: Sendable {
         var dropped: [String: Int] = [:]
         for message in outgoing {
             switch message {
-            case .toPeer(let peer, _):
+            case .toPeer(let peer, let frames):
                 // A peer that went away: nothing to deliver to (ROUTER_MANDATORY says so instead of dropping).
-                if (try? router.send(frames: message.frames, dontWait: true)) == false {
+                if (try? router.send(leading: peer, frames: frames, dontWait: true)) == false {
                     dropped[peer, default: 0] += 1
                 }
-            case .publish:
-                _ = try? events.send(frames: message.frames, dontWait: true)
+            case .publish(let topic, let frames):
+                _ = try? events.send(leading: topic, frames: frames, dontWait: true)
             }
         }
         return dropped

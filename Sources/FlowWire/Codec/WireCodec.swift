@@ -32,7 +32,7 @@ public struct WireCodec: Sendable {
     public func encode(header: Header, type: MessageType, body: [UInt8]) -> [[UInt8]] {
         var headerText = JSONObjectWriter(capacity: 96)
         header.writeMembers(to: &headerText)
-        return [Self.protocolFrame, Array(type.rawValue.utf8), headerText.finished(), body]
+        return [Self.protocolFrame, type.frame, headerText.finished(), body]
     }
 
     /// Reads an envelope from its four frames.

@@ -72,6 +72,17 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable {
     case events = "EVENTS"
 }
 
+extension MessageType {
+    /// Every type, and its frame, made once.
+    private static let all = allCases
+    private static let frames = all.map { Array($0.rawValue.utf8) }
+
+    /// The type's frame (its name in UTF-8), shared: nothing is made per message.
+    public var frame: [UInt8] {
+        Self.frames[Self.all.firstIndex(of: self) ?? 0]
+    }
+}
+
 /// A message with its header: what travels.
 public struct Envelope: Sendable, Hashable {
     public var header: Header
