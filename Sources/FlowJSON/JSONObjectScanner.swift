@@ -57,6 +57,31 @@ public struct JSONObjectScanner {
         }
     }
 
+    /// Reads the array at the scanner's position element by element: `element` gets the scanner at each element,
+    /// which it reads before returning `true`. Returns whether it was an array, every element read.
+    public mutating func elements(_ element: (inout JSONObjectScanner) -> Bool) -> Bool {
+        guard parser.peek(UInt8(ascii: "[")), (try? parser.enter()) != nil else { return false }
+        defer { parser.depth -= 1 }
+        parser.position += 1
+        parser.skipWhitespace()
+        if parser.peek(UInt8(ascii: "]")) {
+            parser.position += 1
+            return true
+        }
+        while true {
+            guard element(&self) else { return false }
+            parser.skipWhitespace()
+            if parser.peek(UInt8(ascii: ",")) {
+                parser.position += 1
+                parser.skipWhitespace()
+            } else {
+                guard parser.peek(UInt8(ascii: "]")) else { return false }
+                parser.position += 1
+                return true
+            }
+        }
+    }
+
     /// A key without escapes, as its bytes (an escaped one ends the scan: the general reader takes it).
     private mutating func plainKey() -> JSONKey? {
         guard parser.peek(UInt8(ascii: "\"")) else { return nil }

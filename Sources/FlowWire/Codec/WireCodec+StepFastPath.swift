@@ -99,7 +99,7 @@ extension WireCodec {
     }
 
     /// A step (`name` and `parameters`, both required) at the scanner's position.
-    private static func fastStep(_ scanner: inout JSONObjectScanner) -> Step? {
+    static func fastStep(_ scanner: inout JSONObjectScanner) -> Step? {
         var name: String?
         var parameters: JSONObject?
         let read = scanner.members { key, value in
@@ -117,7 +117,7 @@ extension WireCodec {
     }
 
     /// A header read in one pass (as ``Header/init(wire:at:)`` reads it, or `nil`).
-    private func fastHeader(_ bytes: [UInt8]) -> Header? {
+    func fastHeader(_ bytes: [UInt8]) -> Header? {
         var id: Int?
         var sentAt: Int?
         var session: String?

@@ -87,6 +87,9 @@ public struct WireCodec: Sendable {
         if type == .stepAck, let envelope = stepAckFastPath(header: frames[2], body: frames[3]) {
             return envelope
         }
+        if type == .commands, let envelope = commandsFastPath(header: frames[2], body: frames[3]) {
+            return envelope
+        }
         let header: Header
         do {
             header = try Header(wire: try JSONValue(parsing: frames[2], maximumDepth: WireLimits.maxNesting), at: "")
