@@ -164,8 +164,8 @@ extension Coordinator {
             }
         }
         for batch in effects.batches {
-            let sequence = (commandSequences[batch.session]?[batch.presenter] ?? 0) + 1
-            commandSequences[batch.session, default: [:]][batch.presenter] = sequence
+            // Counted in place: one lookup of the session and one of the presenter.
+            let sequence = Self.advance(&commandSequences[batch.session, default: [:]], of: batch.presenter)
             counters.batchesOut += 1
             counters.commandsOut += batch.commands.count
             guard !journal.isReplaying else { continue }
@@ -190,6 +190,15 @@ extension Coordinator {
         for reached in effects.limitsReached where !journal.isReplaying {
             noteBoundHit(reached.limit, "session \(LogText.quoted(reached.session.rawValue)): \(reached.message)")
         }
+    }
+
+    /// The next command batch sequence of a presenter, counted.
+    private static func advance(_ sequences: inout [PresenterID: UInt64], of presenter: PresenterID) -> UInt64 {
+        func increment(_ sequence: inout UInt64) -> UInt64 {
+            sequence += 1
+            return sequence
+        }
+        return increment(&sequences[presenter, default: 0])
     }
 
     /// Acknowledges a decided step to its sender (the coordinator's own steps have none).
