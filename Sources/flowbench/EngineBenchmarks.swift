@@ -101,7 +101,7 @@ enum EngineBenchmarks {
                     name: "memory per idle session",
                     value: Double(after - before) / Double(count),
                     unit: "bytes",
-                    detail: "\(count) sessions, resident set growth"
+                    detail: "\(count) sessions, resident set growth; goal ≤ 1024"
                 )
             ]
         return memory + [

@@ -124,35 +124,7 @@ struct Harness {
         try FloodBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         HostileBodyBenchmarks.cost().forEach(report)
 
-        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
-            let (bytes, rate, latency) = try endToEnd.sessions(count: count, latencySteps: quick ? 500 : 2_000)
-            if count >= 1_000 {
-                report(
-                    Result(
-                        name: "flowd memory per session (\(count))",
-                        value: bytes,
-                        unit: "bytes",
-                        detail: "resident set growth; goal: 100 000 in < 1 GiB"
-                    )
-                )
-            }
-            report(
-                Result(
-                    name: "flowd session creation (\(count))",
-                    value: rate,
-                    unit: "sessions/s",
-                    detail: "HELLO to WELCOME, 1000 in flight"
-                )
-            )
-            report(
-                Result(
-                    name: "flowd latency p50 among \(count) sessions",
-                    value: Double(latency["p50"] ?? 0) / 1000,
-                    unit: "µs",
-                    detail: "p99 \(Double(latency["p99"] ?? 0) / 1000) µs"
-                )
-            )
-        }
+        try SessionBenchmarks.flowd(endToEnd, quick: quick).forEach(report)
 
         report(ProfileBenchmarks.codec(messages: quick ? 20_000 : 200_000))
         report(ProfileBenchmarks.eventCodec(messages: quick ? 20_000 : 200_000))
@@ -166,11 +138,7 @@ struct Harness {
         if let instructions = try InstructionBenchmarks.perStep(flows: endToEnd.flows, quick: quick) {
             instructions.forEach(report)
         }
-        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
-            for result in try EngineBenchmarks.sessions(count: count) {
-                report(result)
-            }
-        }
+        try SessionBenchmarks.engine(quick: quick).forEach(report)
 
         if let jsonPath {
             try write(results, to: jsonPath, cores: cores)

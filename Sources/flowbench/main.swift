@@ -80,6 +80,14 @@ case "flood":
     {
         print(result.line)
     }
+case "sessions":
+    // Only what idle sessions cost, in flowd and in the engine: flowbench sessions [--quick].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    let quick = arguments.contains("--quick")
+    for result in try SessionBenchmarks.flowd(endToEnd, quick: quick) + SessionBenchmarks.engine(quick: quick) {
+        print(result.line)
+    }
 case "hostile":
     // What reading the most expensive bodies of the largest size costs (sets peerByteRate's default).
     for result in HostileBodyBenchmarks.cost() {
@@ -106,7 +114,7 @@ case "--help", "-h", "help":
           flowbench coordinator [watched] [STEPS] the coordinator alone, for a profiler
           flowbench anchors [--quick]            flowd against the C relays and the Python coordinator (lean clients)
           flowbench durability [--quick] [SESSIONS], fleet [--quick] [SESSIONS], flood [--quick], hostile,
-          watcher [--quick]
+          watcher [--quick], sessions [--quick]
                                                  one part of the suite
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone

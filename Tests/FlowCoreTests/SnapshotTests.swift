@@ -121,6 +121,20 @@ private var registry: FlowRegistry {
         #expect(exists?.code == .sessionExists)
     }
 
+    /// The engine keeps each session in a box of its own (an idle session then costs what it holds): a copy of an
+    /// engine is still a value, each copy's sessions changing apart from the other's.
+    @Test func aCopyOfAnEngineGoesOnApartFromTheOriginal() throws {
+        var original = FlowEngine(registry: registry)
+        _ = try original.startSession("s", root: appFlow(), stepper: .composite([.one(.home), .named("app")]))
+        let before = try original.snapshot(of: "s")
+        var copy = original
+        _ = copy.receive(Step("settingsAreRequired"), from: .stepper("app"), session: "s")
+        #expect(try original.snapshot(of: "s") == before)
+        #expect(try copy.snapshot(of: "s") != before)
+        _ = original.endSession("s")
+        #expect(copy.hasSession("s") && !original.hasSession("s"))
+    }
+
     @Test func aSnapshotOfAnotherVersionIsRefusedClearly() throws {
         var engine = FlowEngine(registry: registry)
         _ = try engine.startSession("s", root: appFlow())

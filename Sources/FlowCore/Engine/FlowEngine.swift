@@ -21,7 +21,7 @@ public struct FlowEngine: Sendable {
     /// steps received, navigations, visibility, flows started...). Without, only each step's `stepFate` is recorded
     /// — what a coordinator needs when nobody watches, at a fraction of the cost. On by default.
     public var recordsInspectionEvents = true
-    private var sessions: [SessionID: Session] = [:]
+    private var sessions: [SessionID: SessionBox] = [:]
     private var sessionsWithDeadlines: Set<SessionID> = []
 
     /// Creates an engine with no sessions.
@@ -76,7 +76,7 @@ public struct FlowEngine: Sendable {
 
     /// Ends a session and everything in it.
     public mutating func endSession(_ id: SessionID) -> Effects {
-        guard var session = sessions.removeValue(forKey: id) else {
+        guard var session = sessions.removeValue(forKey: id)?.session else {
             return Effects()
         }
         sessionsWithDeadlines.remove(id)
@@ -147,7 +147,7 @@ public struct FlowEngine: Sendable {
     /// Whether any of `presenter`'s screens is marked visible in the session: what ``presenterLost(_:session:)``
     /// would hide (the effects say so only while inspection events are recorded).
     public func showsVisibleScreens(of presenter: PresenterID, session id: SessionID) -> Bool {
-        guard let session = sessions[id] else { return false }
+        guard let session = sessions[id]?.session else { return false }
         return session.state.screens.presentables(of: presenter).contains { session.visibility(of: $0) == .visible }
     }
 
@@ -215,12 +215,12 @@ public struct FlowEngine: Sendable {
 
     /// The earliest time at which ``advanceTime(to:)`` has something to do.
     public var nextDeadline: EngineTime? {
-        sessionsWithDeadlines.compactMap { sessions[$0]?.state.nextDeadline }.min()
+        sessionsWithDeadlines.compactMap { sessions[$0]?.session.state.nextDeadline }.min()
     }
 
     /// A session's whole state, to persist or to restore into another engine.
     public func snapshot(of id: SessionID) throws(FlowCoreError) -> SessionSnapshot {
-        guard let session = sessions[id] else {
+        guard let session = sessions[id]?.session else {
             throw FlowCoreError(.unknownSession, "session \(id) does not exist")
         }
         return SessionSnapshot(state: session.state)
@@ -268,7 +268,7 @@ public struct FlowEngine: Sendable {
     /// is gone (a restarted daemon).
     public var pendingGuardRequests: [GuardRequest] {
         sessionIDs.compactMap { id in
-            sessions[id]?.state.pendingGuard.map {
+            sessions[id]?.session.state.pendingGuard.map {
                 GuardRequest(session: id, id: $0.id, question: $0.question, deadline: $0.deadline)
             }
         }
@@ -276,12 +276,12 @@ public struct FlowEngine: Sendable {
 
     /// What is on screen in a session.
     public func screens(of id: SessionID) -> ScreenTree? {
-        sessions[id]?.state.screens
+        sessions[id]?.session.state.screens
     }
 
     /// A read-only view of a session: its flows, contributions, visibility and queues.
     public func inspect(_ id: SessionID) -> SessionInspection? {
-        sessions[id].map { SessionInspection($0.state) }
+        sessions[id].map { SessionInspection($0.session.state) }
     }
 
     /// Runs `body` on the session in place — no copy of its state — after telling it the engine's time (it
@@ -291,16 +291,20 @@ public struct FlowEngine: Sendable {
         _ id: SessionID,
         _ body: (inout Session) throws(E) -> T
     ) throws(E) -> (value: T, effects: Effects)? {
-        // One lookup; `values[index]` is mutated in place.
+        // One lookup; the session is mutated in its box (copied first if another engine shares it).
         guard let index = sessions.index(forKey: id) else {
             return nil
         }
-        let waited = sessions.values[index].state.nextDeadline != nil
-        sessions.values[index].now = now
-        sessions.values[index].recordsEvents = recordsInspectionEvents
-        let value = try body(&sessions.values[index])
-        let effects = sessions.values[index].takeEffects()
-        let waits = sessions.values[index].state.nextDeadline != nil
+        if !isKnownUniquelyReferenced(&sessions.values[index]) {
+            sessions.values[index] = SessionBox(sessions.values[index].session)
+        }
+        let box = sessions.values[index]
+        let waited = box.session.state.nextDeadline != nil
+        box.session.now = now
+        box.session.recordsEvents = recordsInspectionEvents
+        let value = try body(&box.session)
+        let effects = box.session.takeEffects()
+        let waits = box.session.state.nextDeadline != nil
         if waits != waited {
             noteDeadline(of: id)
         }
@@ -319,12 +323,12 @@ public struct FlowEngine: Sendable {
     }
 
     private mutating func store(_ session: Session) {
-        sessions[session.id] = session
+        sessions[session.id] = SessionBox(session)
         noteDeadline(of: session.id)
     }
 
     private mutating func noteDeadline(of id: SessionID) {
-        if sessions[id]?.state.nextDeadline != nil {
+        if sessions[id]?.session.state.nextDeadline != nil {
             sessionsWithDeadlines.insert(id)
         } else {
             sessionsWithDeadlines.remove(id)
@@ -340,5 +344,17 @@ public struct FlowEngine: Sendable {
             )
         )
         return effects
+    }
+}
+
+/// A session in the engine's table. The table holds this reference (8 bytes) rather than the session itself (some
+/// 500 bytes), which its spare capacity would multiply: an idle session costs what it holds. Copied on write (when the
+/// engine mutates a session), so engines stay values: a session is mutated only through a box no other
+/// engine holds.
+final class SessionBox: @unchecked Sendable {
+    var session: Session
+
+    init(_ session: Session) {
+        self.session = session
     }
 }
