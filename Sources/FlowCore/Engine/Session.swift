@@ -53,6 +53,16 @@ struct Session: Sendable {
             enqueue(step, to: flowID, source: nil)
         }
         drain()
+        releaseSpareStorage()
+    }
+
+    /// Gives back the storage of the queues and the steps' progress once they are empty, as they are when a new
+    /// session has taken its initial steps: most sessions wait idle from then on, and an empty array or dictionary
+    /// that held something keeps its capacity. (Not after every step: a busy session would allocate it again.)
+    mutating func releaseSpareStorage() {
+        if state.queue.isEmpty { state.queue = [] }
+        if state.idle.isEmpty { state.idle = [] }
+        if state.tokens.isEmpty { state.tokens = [:] }
     }
 
     /// Restores a session from its state, remaking its flows with `registry`. With `renewingDeadlines`, deadlines
