@@ -259,6 +259,27 @@ import Testing
         #expect(same)
     }
 
+    /// A snapshot keeps the outcomes flowd promises to remember, the last `rememberedAcknowledgements`, though memory
+    /// holds up to twice as many (it lets the oldest go in chunks): a snapshot costs what is promised, no more.
+    @Test func aSnapshotKeepsTheRememberedOutcomesOnly() throws {
+        var durable = try DurableBus(flows: tickerFlows) { $0.rememberedAcknowledgements = 4 }
+        _ = durable.bus.hello(.stepper, "kiosk/ticker", name: "ticker", session: "kiosk")
+        for n in 1...7 {
+            durable.bus.send(
+                .step(StepMessage(step: Step("tick", ["n": .int(n)]), sequence: UInt64(n))),
+                from: "kiosk/ticker",
+                session: "kiosk"
+            )
+        }
+        let key = StepperKey(session: "kiosk", role: .stepper, name: "ticker")
+        #expect(durable.bus.coordinator.steppers[key]?.acknowledgements.count == 7)
+        let record = try #require(durable.bus.coordinator.sessionRecord(of: "kiosk"))
+        #expect(record.senders.first?.outcomes.map(\.sequence) == [4, 5, 6, 7])
+        try durable.store.commit(durable.bus.coordinator.takeStoreGroup(everything: true))
+        let (restored, _) = try durable.restored()
+        #expect(restored.steppers[key]?.acknowledgements.map(\.sequence) == [4, 5, 6, 7])
+    }
+
     /// Under load a turn takes many steps: the entries of one session that follow each other share a record (a
     /// row), a line each, and the order across sessions is kept. Restored, the sessions are exactly as they were.
     @Test func aTurnsEntriesOfOneSessionShareARecordAndReadBackInOrder() throws {

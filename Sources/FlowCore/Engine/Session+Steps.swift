@@ -109,9 +109,18 @@ extension Session {
 
     /// Records one delivery's outcome; when it was the last one pending, the step's fate is decided.
     mutating func finish(_ delivery: Delivery, _ outcome: DeliveryOutcome) {
-        guard var progress = state.tokens[delivery.token] else {
+        // One lookup: the progress changes where it is kept, and is taken out once the step is decided.
+        guard let index = state.tokens.index(forKey: delivery.token) else {
             return
         }
+        if Self.note(outcome, of: delivery, in: &state.tokens.values[index]) <= 0 {
+            decide(delivery.token, state.tokens.remove(at: index).value)
+        }
+    }
+
+    /// Notes a delivery's outcome in its step's progress; returns how many deliveries are still pending.
+    private static func note(_ outcome: DeliveryOutcome, of delivery: Delivery, in progress: inout TokenProgress) -> Int
+    {
         progress.pending -= 1
         switch outcome {
         case .navigated(let declared):
@@ -128,17 +137,19 @@ extension Session {
         case .dropped(let reason):
             progress.drop = progress.drop ?? reason
         }
-        state.tokens[delivery.token] = progress
-        if progress.pending <= 0 {
-            decideFate(delivery.token)
-        }
+        return progress.pending
     }
 
     /// Decides the fate of a step whose deliveries are all done.
     mutating func decideFate(_ token: StepToken) {
-        guard let progress = state.tokens[token] else {
+        guard let progress = state.tokens.removeValue(forKey: token) else {
             return
         }
+        decide(token, progress)
+    }
+
+    /// The fate of a step whose deliveries are all done, its progress taken out already.
+    private mutating func decide(_ token: StepToken, _ progress: TokenProgress) {
         let fate: StepFate
         if let pathLength = progress.pathLength {
             let last = pathLength > 0 ? progress.step.name : ""
@@ -151,6 +162,6 @@ extension Session {
         } else {
             fate = .accepted(flows: progress.accepted)
         }
-        decide(token, step: progress.step, source: progress.source, fate: fate)
+        fateEvent(.stepFate(token: token, step: progress.step, source: progress.source, fate: fate))
     }
 }

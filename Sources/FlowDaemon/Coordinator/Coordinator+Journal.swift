@@ -100,7 +100,11 @@ extension Coordinator {
                     role: key.role,
                     name: key.name,
                     lastSequence: record.lastSequence,
-                    outcomes: record.acknowledgements.map { StoredOutcome(sequence: $0.sequence, outcome: $0.outcome) },
+                    // The last `rememberedAcknowledgements`, as promised: memory keeps up to twice as many (it lets
+                    // the oldest go in chunks), the record no more than are remembered.
+                    outcomes: record.acknowledgements.suffix(configuration.rememberedAcknowledgements).map {
+                        StoredOutcome(sequence: $0.sequence, outcome: $0.outcome)
+                    },
                     pending: record.pending.sorted()
                 )
             }
