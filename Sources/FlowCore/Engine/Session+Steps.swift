@@ -27,8 +27,7 @@ extension Session {
         let grouped: [FlowID: [Int]]? =
             state.contributions.count > 32
             ? Dictionary(grouping: state.contributions.indices, by: { state.contributions[$0].flow }) : nil
-        for flowID in state.flowsInPreorder() {
-            guard let record = state.flows[flowID] else { continue }
+        state.forEachFlowInPreorder { flowID, record in
             if record.stepper.listens(to: source, presentable: record.root) {
                 targets.append(flowID)
             }

@@ -37,6 +37,18 @@ struct SessionState: Sendable, Hashable, Codable {
         return result
     }
 
+    /// Calls `body` with each live flow and its record, parents before children, siblings in start order (as
+    /// ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it).
+    func forEachFlowInPreorder(from id: FlowID? = nil, _ body: (FlowID, FlowRecord) -> Void) {
+        guard let record = flows[id ?? rootFlow] else {
+            return
+        }
+        body(id ?? rootFlow, record)
+        for child in record.children {
+            forEachFlowInPreorder(from: child, body)
+        }
+    }
+
     private func appendPreorder(from id: FlowID, to result: inout [FlowID]) {
         guard let record = flows[id] else {
             return

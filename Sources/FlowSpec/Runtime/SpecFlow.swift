@@ -62,7 +62,7 @@ public struct SpecFlow: Flow {
             case .show(let presentation), .start(let presentation):
                 let (presentable, contributor) = make(presentation, for: step, with: &navigator)
                 place(presentable, presentation, with: &navigator)
-                contributors += contributor.map { [$0] } ?? []
+                if let contributor { contributors.append(contributor) }
             case .tabs(let tabs, let selected):
                 let made = tabs.map { make($0, for: step, with: &navigator) }
                 navigator.setTabs(made.map(\.0), selected: selected)
