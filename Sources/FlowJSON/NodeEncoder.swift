@@ -45,6 +45,7 @@ final class NodeEncoder: Encoder {
     static func node<T: Encodable>(_ value: T, at path: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
         if T.self == String.self { return .value(.string(value as! String)) }
         if T.self == JSONValue.self { return .value(value as! JSONValue) }
+        if T.self == JSONFragment.self { return .value(try JSONValue(parsing: (value as! JSONFragment).text)) }
         if T.self == [String: JSONValue].self { return .value(.object(value as! [String: JSONValue])) }
         if T.self == Int.self { return .value(.int(value as! Int)) }
         if T.self == Bool.self { return .value(.bool(value as! Bool)) }

@@ -28,6 +28,10 @@ final class StreamEncoding {
     func write<T: Encodable>(_ value: T, depth: Int) throws {
         if T.self == String.self { return writer.write(value as! String) }
         if T.self == JSONValue.self { return writer.write(value as! JSONValue) }
+        if T.self == JSONFragment.self {
+            writer.bytes += (value as! JSONFragment).text
+            return
+        }
         if T.self == [String: JSONValue].self { return writer.write(JSONValue.object(value as! [String: JSONValue])) }
         if T.self == Int.self { return writer.write(value as! Int) }
         if T.self == Bool.self { return writer.write(value as! Bool) }

@@ -15,6 +15,10 @@ enum InstructionBenchmarks {
         /// The coordinator given a STEP's frames: decoded, the engine, the batch and the STEP_ACK encoded (no
         /// sockets, no journal).
         case coordinator
+        /// The coordinator as flowd runs it, with its journal: the same, and each step's journal entry written, the
+        /// turn's group (entries, and snapshots when due) taken every 64 steps, as a loaded flowd's turns take them
+        /// (no store: the groups are dropped).
+        case journaled
         /// A stepper's side: a STEP's frames made (its body encoded once, as the client library keeps it) and its
         /// STEP_ACK decoded.
         case client
@@ -24,6 +28,7 @@ enum InstructionBenchmarks {
             case .engine: "the engine alone"
             case .codec: "a STEP decoded, its STEP_ACK encoded"
             case .coordinator: "STEP frames in, COMMANDS and STEP_ACK frames out"
+            case .journaled: "the same, with the journal's entries and snapshots written"
             case .client: "a stepper's STEP frames made, its STEP_ACK decoded"
             }
         }
@@ -70,7 +75,7 @@ enum InstructionBenchmarks {
     /// `flowbench layer-steps LAYER N FLOWS`: runs N steps through one layer, inside ``measuredSteps(_:)``.
     static func runLayer(_ arguments: [String]) throws {
         guard arguments.count >= 3, let layer = Layer(rawValue: arguments[0]), let count = Int(arguments[1]) else {
-            throw BenchFailure("usage: flowbench layer-steps engine|codec|coordinator|client STEPS FLOWS")
+            throw BenchFailure("usage: flowbench layer-steps engine|codec|coordinator|journaled|client STEPS FLOWS")
         }
         let codec = WireCodec()
         var results = 0
@@ -131,6 +136,17 @@ enum InstructionBenchmarks {
             measuredSteps {
                 for input in frames {
                     results += coordinator.receive(input, from: "bench/s1", now: 0).count
+                }
+            }
+        case .journaled:
+            var coordinator = try ProfileBenchmarks.benchCoordinator(flows: arguments[2], watched: false, journal: true)
+            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            measuredSteps {
+                for (index, input) in frames.enumerated() {
+                    results += coordinator.receive(input, from: "bench/s1", now: 0).count
+                    if index % 64 == 63 {
+                        results += coordinator.takeStoreGroup().entries.isEmpty ? 0 : 1
+                    }
                 }
             }
         }

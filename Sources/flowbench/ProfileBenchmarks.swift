@@ -114,10 +114,16 @@ enum ProfileBenchmarks {
     }
 
     /// A coordinator of the bench flows with stepper `bench/s1` registered in session `bench` (with `watched`, an
-    /// inspector subscribed to the batched inspection stream, every event published at once).
-    static func benchCoordinator(flows: String, watched: Bool) throws -> Coordinator {
+    /// inspector subscribed to the batched inspection stream, every event published at once; with `journal`, its
+    /// journal kept, as a durable flowd keeps it).
+    static func benchCoordinator(flows: String, watched: Bool, journal: Bool = false) throws -> Coordinator {
         let specification = try FlowSpecification.load(contentsOf: flows)
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
+        if journal {
+            // Durable, as flowd runs by default: the coordinator keeps its journal (the server, which is not here,
+            // would open this directory and write it).
+            configuration.stateDirectory = NSTemporaryDirectory() + "flowbench-unopened-state"
+        }
         // One peer sends everything here, far above a real peer's allowance (and the clock does not move): no
         // message or byte budget.
         configuration.peerMessageRate = 0

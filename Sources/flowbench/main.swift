@@ -118,7 +118,7 @@ case "--help", "-h", "help":
                                                  one part of the suite
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone
-          flowbench layer-steps LAYER N FLOWS    N steps through one layer (engine, codec, coordinator), for callgrind
+          flowbench layer-steps LAYER N FLOWS    N steps through one layer (engine, codec, coordinator, journaled, client), for callgrind
           flowbench flows FILE                   writes the benchmarks' flow file (scripts/profile runs flowd on it)
         Roles the harness starts (each a process): stepper, presenter, relay, relay-stepper, relay-presenter,
           flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS]

@@ -21,6 +21,27 @@ struct SessionRecord: Sendable, Hashable, Codable {
     var drops: [DroppedStep]
     /// When the session was created and last used.
     var activity: SessionActivity
+
+    private enum CodingKeys: String, CodingKey {
+        case version, engine, commandSequences, senders, waiting, drops, activity
+    }
+
+    /// As `Codable` would write it, but with the steps waiting for their fate (as many as a sender keeps in flight)
+    /// written member by member (see `StoredWaitingStep.fragment`).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(engine, forKey: .engine)
+        try container.encode(commandSequences, forKey: .commandSequences)
+        try container.encode(senders, forKey: .senders)
+        if let fragment = StoredWaitingStep.fragment(waiting) {
+            try container.encode(fragment, forKey: .waiting)
+        } else {
+            try container.encode(waiting, forKey: .waiting)
+        }
+        try container.encode(drops, forKey: .drops)
+        try container.encode(activity, forKey: .activity)
+    }
 }
 
 /// A sender's record, with its key.
@@ -30,6 +51,25 @@ struct StoredSender: Sendable, Hashable, Codable {
     let lastSequence: UInt64
     let outcomes: [StoredOutcome]
     let pending: [UInt64]
+
+    private enum CodingKeys: String, CodingKey {
+        case role, name, lastSequence, outcomes, pending
+    }
+
+    /// As `Codable` would write it, but with the remembered outcomes (hundreds) written member by member (see
+    /// `StoredOutcome.fragment`): through `Codable`, each cost some thirty thousand instructions.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(name, forKey: .name)
+        try container.encode(lastSequence, forKey: .lastSequence)
+        if let fragment = StoredOutcome.fragment(outcomes) {
+            try container.encode(fragment, forKey: .outcomes)
+        } else {
+            try container.encode(outcomes, forKey: .outcomes)
+        }
+        try container.encode(pending, forKey: .pending)
+    }
 }
 
 /// A remembered outcome of a numbered step.
