@@ -301,6 +301,7 @@ import Testing
         let group = durable.bus.coordinator.takeStoreGroup()
         #expect(group.entries.map(\.session) == ["kiosk", "lobby", "kiosk"])
         #expect(group.entries.map { $0.bytes.split(separator: UInt8(ascii: "\n")).count } == [3, 2, 1])
+        #expect(group.entries.map(\.entries) == [3, 2, 1])
         try durable.store.commit(group)
         let (restored, summary) = try durable.restored()
         #expect(summary.entries == 2 + order.count)

@@ -77,6 +77,20 @@ import Testing
         #expect(stored.entries.map(\.bytes) == [[1], [2], [3], [4], [5]])
     }
 
+    /// Entries are counted, not records: a session's entries of a turn share a record, and a turn of many steps is
+    /// still a large group.
+    @Test func aGroupIsLargeByItsEntriesNotItsRecords() throws {
+        let (writer, thread) = try writer(atOnceUpTo: 2)
+        var large = StoreGroup()
+        large.entries = [JournalRecord(session: "kiosk", bytes: Array("{}\n{}\n{}".utf8), entries: 3)]
+        #expect(writer.submit(large) == 1)
+        #expect(writer.progress.written == 0)
+        thread.start()
+        try waitFor(1, writer)
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+    }
+
     @Test func closingWritesWhatWasHandedOverAndRefusesWhatComesAfter() throws {
         let (writer, thread) = try writer()
         _ = writer.submit(Self.group("kiosk", 1))

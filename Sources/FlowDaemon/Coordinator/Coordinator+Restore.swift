@@ -63,7 +63,7 @@ extension Coordinator {
             summary.snapshots += 1
         }
         for stored in stored.entries {
-            for bytes in stored.entries {
+            for bytes in stored.entryBytes {
                 do {
                     let entry = try FlowJSON.decode(JournalEntry.self, from: bytes)
                     try coordinator.replay(entry)

@@ -51,6 +51,7 @@ struct JournalBuffer: Sendable {
         if let last = entries.indices.last, entries[last].session == session.rawValue {
             entries[last].bytes.append(JournalRecord.entrySeparator)
             entries[last].bytes += bytes
+            entries[last].entries += 1
         } else {
             entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
         }
@@ -98,8 +99,8 @@ extension JournalRecord {
     /// What separates the entries of a record: a line feed.
     static let entrySeparator = UInt8(ascii: "\n")
 
-    /// The entries of the record, in order.
-    var entries: [ArraySlice<UInt8>] {
+    /// The entries of the record's bytes, in order.
+    var entryBytes: [ArraySlice<UInt8>] {
         bytes.split(separator: Self.entrySeparator, omittingEmptySubsequences: true)
     }
 }
