@@ -65,7 +65,7 @@ extension Coordinator {
         for stored in stored.entries {
             for bytes in stored.entryBytes {
                 do {
-                    let entry = try FlowJSON.decode(JournalEntry.self, from: bytes)
+                    let entry = try JournalEntry.decoded(from: bytes)
                     try coordinator.replay(entry)
                     coordinator.journal.noteEntry(of: entry.session, bytes: bytes.count)
                 } catch {
