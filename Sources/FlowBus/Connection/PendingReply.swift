@@ -6,7 +6,9 @@ import Synchronization
 final class PendingReply<Value: Sendable>: Sendable {
     private enum State {
         case waiting
-        case suspended(CheckedContinuation<Value, any Error>)
+        // Unsafe, not checked: the state below already guarantees one resumption, and a checked continuation costs an
+        // allocation per wait (a step's fate is one).
+        case suspended(UnsafeContinuation<Value, any Error>)
         case done
     }
 
@@ -19,7 +21,7 @@ final class PendingReply<Value: Sendable>: Sendable {
     /// before, so that what was asked still happens (and what was counted for it is released).
     func wait(enqueue: () -> Void) async throws -> Value {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
                 let finished = state.withLock { state -> Bool in
                     guard case .waiting = state else { return true }
                     state = .suspended(continuation)
@@ -37,7 +39,7 @@ final class PendingReply<Value: Sendable>: Sendable {
 
     /// Gives the answer; later calls do nothing.
     func resume(with result: Result<Value, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+        let continuation = state.withLock { state -> UnsafeContinuation<Value, any Error>? in
             switch state {
             case .waiting:
                 state = .done
