@@ -178,11 +178,15 @@ extension Coordinator {
                 step: batch.step
             )
             let body = codec.body(of: .commands(message))
-            publish(.commands, body: body, topic: "cmd/\(batch.session)/\(batch.presenter)", session: batch.session)
+            let topic = "cmd/" + batch.session.rawValue + "/" + batch.presenter.rawValue
+            publish(.commands, body: body, topic: topic, session: batch.session)
             inspectCommands(body, session: batch.session)
         }
-        for (session, token, fate) in effects.fates {
-            acknowledge(token, in: session, fate: fate)
+        // The fates, in order, read from the events where they are (no list of them made per step).
+        for event in effects.events {
+            if case .stepFate(let token, _, _, let fate) = event.kind {
+                acknowledge(token, in: event.session, fate: fate)
+            }
         }
         for question in effects.questions {
             ask(question)
