@@ -164,7 +164,7 @@ struct List: AsyncParsableCommand {
         let kilobytes = (store["bytes"]?.intValue ?? 0) / 1024
         let write = store["writeMicroseconds"]?.objectValue?["mean"]?.intValue ?? 0
         return
-            "state: \(store["location"]?.stringValue ?? "?") (\(kilobytes) KiB, durability \(store["durability"]?.stringValue ?? "?")): \(store["snapshots"]?.intValue ?? 0) snapshots, \(store["journalEntries"]?.intValue ?? 0) journal entries, writes \(write) µs on average"
+            "state: \(store["location"]?.stringValue ?? "?") (\(kilobytes) KiB, durability \(store["durability"]?.stringValue ?? "?")): \(store["snapshots"]?.intValue ?? 0) snapshots, \(store["journalEntries"]?.intValue ?? 0) journal records, writes \(write) µs on average"
     }
 
     /// How long ago a time was (ms since 1970), shortly: `45s`, `12m`, `3h`, `2d`.
