@@ -34,11 +34,7 @@ struct SessionRecord: Sendable, Hashable, Codable {
         try container.encode(engine, forKey: .engine)
         try container.encode(commandSequences, forKey: .commandSequences)
         try container.encode(senders, forKey: .senders)
-        if let fragment = StoredWaitingStep.fragment(waiting) {
-            try container.encode(fragment, forKey: .waiting)
-        } else {
-            try container.encode(waiting, forKey: .waiting)
-        }
+        try container.encode(StoredWaitingStep.fragment(waiting), else: waiting, forKey: .waiting)
         try container.encode(drops, forKey: .drops)
         try container.encode(activity, forKey: .activity)
     }
@@ -63,11 +59,7 @@ struct StoredSender: Sendable, Hashable, Codable {
         try container.encode(role, forKey: .role)
         try container.encode(name, forKey: .name)
         try container.encode(lastSequence, forKey: .lastSequence)
-        if let fragment = StoredOutcome.fragment(outcomes) {
-            try container.encode(fragment, forKey: .outcomes)
-        } else {
-            try container.encode(outcomes, forKey: .outcomes)
-        }
+        try container.encode(StoredOutcome.fragment(outcomes), else: outcomes, forKey: .outcomes)
         try container.encode(pending, forKey: .pending)
     }
 }
@@ -88,4 +80,19 @@ struct StoredWaitingStep: Sendable, Hashable, Codable {
 struct SessionActivity: Sendable, Hashable, Codable {
     var createdAt: Int64
     var lastActivity: Int64
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes `fragment`, the text written already, or `value` through `Codable` when there is none.
+    fileprivate mutating func encode<Value: Encodable>(
+        _ fragment: JSONFragment?,
+        else value: Value,
+        forKey key: Key
+    ) throws {
+        if let fragment {
+            try encode(fragment, forKey: key)
+        } else {
+            try encode(value, forKey: key)
+        }
+    }
 }

@@ -50,13 +50,21 @@ extension WireCodec {
 
     /// An array of commands.
     private static func fastCommands(_ scanner: inout JSONObjectScanner) -> [NavigationCommand]? {
-        var commands: [NavigationCommand] = []
-        let read = scanner.elements { element in
-            guard let command = fastCommand(&element) else { return false }
-            commands.append(command)
+        fastArray(&scanner, of: fastCommand)
+    }
+
+    /// An array, each element read by `element` (`nil` as soon as one cannot be).
+    private static func fastArray<Element>(
+        _ scanner: inout JSONObjectScanner,
+        of element: (inout JSONObjectScanner) -> Element?
+    ) -> [Element]? {
+        var elements: [Element] = []
+        let read = scanner.elements { scanner in
+            guard let value = element(&scanner) else { return false }
+            elements.append(value)
             return true
         }
-        return read ? commands : nil
+        return read ? elements : nil
     }
 
     /// One command: its members are read in any order, then `op` says which of them it needs.
@@ -127,13 +135,7 @@ extension WireCodec {
 
     /// An array of presentables' descriptions (a `setTabs`'s tabs).
     private static func fastDescriptions(_ scanner: inout JSONObjectScanner) -> [PresentableDescription]? {
-        var descriptions: [PresentableDescription] = []
-        let read = scanner.elements { element in
-            guard let description = fastDescription(&element) else { return false }
-            descriptions.append(description)
-            return true
-        }
-        return read ? descriptions : nil
+        fastArray(&scanner, of: fastDescription)
     }
 
     /// A presentable's description (`id`, `style`, `name` and `parameters` required, `flow` optional).
