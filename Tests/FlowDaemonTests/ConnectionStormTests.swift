@@ -62,9 +62,10 @@ import ZeroMQ
         }
         #expect(daemon.process.isRunning, "flowd ended during the storm: \(daemon.standardError.suffix(2000))")
         // Taken up to the cap (1024 files less 128 kept for flowd), the rest refused. The handler decides on the count
-        // the sockets' monitors gave the loop, which lags by the handshakes in flight (898 seen once): a few over the
-        // cap, well inside the 128 files kept.
-        #expect(welcomed > 100 && welcomed <= 896 + 32, "\(welcomed) welcomed")
+        // the sockets' monitors gave the loop, which lags by the handshakes in flight (898 and 932 seen: the faster
+        // flowd's loop, the more handshakes finish before it counts them): over the cap by what the 128 files kept
+        // absorb, never beyond them.
+        #expect(welcomed > 100 && welcomed <= 896 + 128, "\(welcomed) welcomed")
         #expect(try daemon.line(containing: "new ones are refused").contains("connections open"))
         storm.removeAll()
         // Their files are given back as their connections close.

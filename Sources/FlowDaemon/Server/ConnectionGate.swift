@@ -8,7 +8,7 @@ import ZeroMQ
 /// through flowd's ZAP handler (for NULL as for CURVE), which refuses a new connection while the count is at the
 /// cap: the client's handshake fails with "too many connections", and libzmq closes it at once, freeing its
 /// descriptor. Unbinding instead would close every connection the endpoint had accepted. The count lags the I/O
-/// thread by the handshakes in flight (a storm of 3000 went 2 over a cap of 896): the files kept for flowd absorb it.
+/// thread by the handshakes in flight (storms of 3000 went 2 and 36 over a cap of 896): the files kept for flowd absorb it.
 /// (Counting at the handler instead cannot be given back exactly: the monitors name a closed connection by its
 /// descriptor, a handshake by its status only.)
 final class ConnectionGate: Sendable {
