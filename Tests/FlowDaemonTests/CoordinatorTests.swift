@@ -228,6 +228,10 @@ import Testing
         #expect(unnamed?.message.contains("ABCD") == false)
         #expect(unnamed?.message.contains("the DEALER set no routing id") == true)
         #expect(error(bus.hello(.stepper, "kiosk/app2", name: "app"))?.code == "nameTaken")
+        // Inspectors number their steps per connection: two of one name in a session are both welcomed (two flowctl
+        // emitting as the same stepper, or one started before the last one's BYE arrived).
+        #expect(error(bus.hello(.inspector, "ctl-1", name: "app")) == nil)
+        #expect(error(bus.hello(.inspector, "ctl-2", name: "app")) == nil)
         #expect(
             error(
                 bus.send(

@@ -58,7 +58,9 @@ extension Coordinator {
             return
         }
         let name = Self.name(of: hello)
-        if let session,
+        // Inspectors number their steps per connection, so several may share a name in a session (two flowctl
+        // emitting as the same stepper, or one started while the last one's BYE is still on its way).
+        if let session, hello.role != .inspector,
             let other = peers.values.first(where: {
                 $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
             })
