@@ -35,14 +35,11 @@ public struct JournalRecord: Sendable, Hashable {
     public let session: String
     /// The record, as its owner encoded it.
     public var bytes: [UInt8]
-    /// How many entries its owner put in it (a record read back from a store counts one: the store keeps bytes).
-    public var entries: Int
 
-    /// Creates a record of `entries` entries.
-    public init(session: String, bytes: [UInt8], entries: Int = 1) {
+    /// Creates a record.
+    public init(session: String, bytes: [UInt8]) {
         self.session = session
         self.bytes = bytes
-        self.entries = entries
     }
 }
 

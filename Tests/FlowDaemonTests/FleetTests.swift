@@ -45,6 +45,19 @@ struct FleetTests {
     }
 
     /// A client's arguments: its session, and the instances to try, in this order.
+    /// Instances a and b on a new database of the server, with these leases (and flows, b's given apart).
+    private func twoInstances(
+        on database: String,
+        leases: (a: String, b: String),
+        flowsOfB: String? = nil
+    ) throws -> (store: String, a: Instance, b: Instance) {
+        let store = try server.createDatabase(database)
+        let (a, b) = (Instance("a"), Instance("b"))
+        try a.start(store: store, flows: flowsPath, lease: leases.a)
+        try b.start(store: store, flows: flowsOfB ?? flowsPath, lease: leases.b)
+        return (store, a, b)
+    }
+
     private func connection(_ session: String, _ instances: [Instance]) -> [String] {
         [
             "--control", instances.map(\.control).joined(separator: ","), "--events",
@@ -157,10 +170,7 @@ struct FleetTests {
 
     @Test func aPausedInstanceCannotWriteWhatItLostAndItsClientsAreSentOn() throws {
         let database = "paused"
-        let store = try server.createDatabase(database)
-        let (a, b) = (Instance("a"), Instance("b"))
-        try a.start(store: store, flows: flowsPath, lease: "1s")
-        try b.start(store: store, flows: flowsPath, lease: "1s")
+        let (_, a, b) = try twoInstances(on: database, leases: ("1s", "1s"))
         // The presenter knows instance a only: it must be sent to b.
         let presenter = try ChildProcess("flowdemo", ["presenter", "--plain"] + connection("p", [a]))
         let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("p", [a, b]))
@@ -198,10 +208,7 @@ struct FleetTests {
 
     @Test func aClientIsSentToTheOwnerAndPastAnInstanceThatIsDown() throws {
         let database = "redirects"
-        let store = try server.createDatabase(database)
-        let (a, b) = (Instance("a"), Instance("b"))
-        try a.start(store: store, flows: flowsPath, lease: "5s")
-        try b.start(store: store, flows: flowsPath, lease: "5s")
+        let (_, a, b) = try twoInstances(on: database, leases: ("5s", "5s"))
         let first = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("r", [a]))
         try first.waitForOutput(containing: "connected to session r", within: .seconds(30))
         // A second stepper of the session knows b only: b sends it to a, which serves the session.
@@ -227,10 +234,7 @@ struct FleetTests {
     /// serves each, `tree` a session another instance serves, `watch` every instance's events.
     @Test func flowctlSeesTheFleetInOneView() throws {
         let database = "view"
-        let store = try server.createDatabase(database)
-        let (a, b) = (Instance("a"), Instance("b"))
-        try a.start(store: store, flows: flowsPath, lease: "5s")
-        try b.start(store: store, flows: flowsPath, lease: "5s")
+        let (_, a, b) = try twoInstances(on: database, leases: ("5s", "5s"))
         let atA = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("va", [a]))
         let atB = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("vb", [b]))
         for stepper in [atA, atB] {
@@ -289,10 +293,7 @@ struct FleetTests {
     /// one under its name waits for its lease to lapse, then starts.
     @Test func aStoppedInstanceHandsOverAtOnceAndANameRunsOnce() throws {
         let database = "handover"
-        let store = try server.createDatabase(database)
-        let (a, b) = (Instance("a"), Instance("b"))
-        try a.start(store: store, flows: flowsPath, lease: "30s")
-        try b.start(store: store, flows: flowsPath, lease: "2s")
+        let (store, a, b) = try twoInstances(on: database, leases: ("30s", "2s"))
         let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("h", [a, b]))
         try stepper.waitForOutput(containing: "connected to session h", within: .seconds(30))
         stepper.send("emit tick s=1 n=1")
@@ -328,13 +329,10 @@ struct FleetTests {
     /// of the instance that wrote it, then going on with its own (here a tick shows a Tock).
     @Test func aSessionTakenOverIsReplayedWithTheFlowsItWasWrittenWith() throws {
         let database = "flows"
-        let store = try server.createDatabase(database)
         let other = scratch.path + "/tock.yaml"
         try KillTortureTests.flows.replacingOccurrences(of: "- show: Tick", with: "- show: Tock")
             .write(toFile: other, atomically: true, encoding: .utf8)
-        let (a, b) = (Instance("a"), Instance("b"))
-        try a.start(store: store, flows: flowsPath, lease: "1s")
-        try b.start(store: store, flows: other, lease: "1s")
+        let (_, a, b) = try twoInstances(on: database, leases: ("1s", "1s"), flowsOfB: other)
         let stepper = try ChildProcess("flowdemo", ["stepper", "--name", "s1"] + connection("f", [a, b]))
         try stepper.waitForOutput(containing: "connected to session f", within: .seconds(30))
         for number in 1...3 {

@@ -83,6 +83,12 @@ import Testing
         let expected =
             #"{"role":"stepper","name":"app","lastSequence":4,"outcomes":[{"sequence":4,"outcome":{"fate":{"_0":{"accepted":true,"flows":[1]}}}}],"pending":[]}"#
         #expect(String(decoding: try FlowJSON.encode(sender), as: UTF8.self) == expected)
+        // Written by the fragment, not by Codable (which would write the same text).
+        let outcomes = try #require(StoredOutcome.fragment(sender.outcomes))
+        #expect(
+            String(decoding: outcomes.text, as: UTF8.self)
+                == #"[{"sequence":4,"outcome":{"fate":{"_0":{"accepted":true,"flows":[1]}}}}]"#
+        )
         let waiting = try #require(StoredWaitingStep.fragment([Self.waiting[1]]))
         #expect(
             String(decoding: waiting.text, as: UTF8.self)

@@ -94,13 +94,7 @@ extension Coordinator {
                 }
             }
             for hello in parked {
-                self.hello(
-                    hello.hello,
-                    from: hello.peer,
-                    userID: hello.userID,
-                    correlation: hello.correlation,
-                    located: true
-                )
+                goOn(with: hello)
             }
         case .success(.nowhere):
             // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own. A stepper's
@@ -111,13 +105,7 @@ extension Coordinator {
                 fleet?.toLocate.append(session)
             }
             for hello in parked where !Self.creates(hello.hello) {
-                self.hello(
-                    hello.hello,
-                    from: hello.peer,
-                    userID: hello.userID,
-                    correlation: hello.correlation,
-                    located: true
-                )
+                goOn(with: hello)
             }
         case .success(.elsewhere(let owner)):
             for hello in parked {
@@ -134,6 +122,11 @@ extension Coordinator {
             }
         }
         return output
+    }
+
+    /// Takes a parked HELLO here, its session located.
+    private mutating func goOn(with parked: ParkedHello) {
+        hello(parked.hello, from: parked.peer, userID: parked.userID, correlation: parked.correlation, located: true)
     }
 
     /// Sends a parked HELLO's peer to the instance that serves its session.
@@ -163,19 +156,14 @@ extension Coordinator {
     /// error.
     @discardableResult
     public mutating func adopt(_ stored: StoredState) throws(StoreError) -> [SessionID] {
-        var written = specification
-        if let text = stored.metadata[StoreKeys.flows], text != specification.source {
-            do {
-                written = try FlowSpecification.parse(
-                    text,
-                    file: stored.metadata[StoreKeys.flowsFile] ?? "the stored flows"
-                )
-            } catch {
-                throw StoreError(
-                    .invalidRecord,
-                    "the flows the sessions were written with cannot be read: \(error.message)"
-                )
-            }
+        let written: FlowSpecification
+        do {
+            written = try stored.flowsWrittenWith(current: specification)
+        } catch {
+            throw StoreError(
+                .invalidRecord,
+                "the flows the sessions were written with cannot be read: \(error.message)"
+            )
         }
         var (restored, _) = try Coordinator.restoring(
             stored,

@@ -235,3 +235,13 @@ public struct FlowsChangedError: Error, Sendable, CustomStringConvertible {
             "the flows file no longer has flows that stored sessions use: \(shown.joined(separator: "; "))\(more); restore those flows, or start with --drop-sessions-with-missing-flows to end these sessions"
     }
 }
+
+extension StoredState {
+    /// The flows the stored sessions were written with, to replay them: `current` when the store keeps no other text
+    /// (or the same), else the text it keeps.
+    /// - Throws: ``FlowSpecError`` when the kept text does not read.
+    func flowsWrittenWith(current: FlowSpecification) throws(FlowSpecError) -> FlowSpecification {
+        guard let text = metadata[StoreKeys.flows], text != current.source else { return current }
+        return try FlowSpecification.parse(text, file: metadata[StoreKeys.flowsFile] ?? "the stored flows")
+    }
+}

@@ -14,7 +14,7 @@ public struct MessageCounts: Sendable, Hashable, Codable {
 
     /// Counts a message of this type.
     mutating func count(_ type: MessageType) {
-        slots[Self.types.firstIndex(of: type) ?? Self.types.count] += 1
+        slots[type.index] += 1
     }
 
     /// Counts a message that could not be read.
@@ -40,7 +40,7 @@ public struct MessageCounts: Sendable, Hashable, Codable {
         let counts = try [String: Int](from: decoder)
         for (name, count) in counts {
             if let type = MessageType(rawValue: name) {
-                slots[Self.types.firstIndex(of: type) ?? Self.types.count] = count
+                slots[type.index] = count
             } else if name == Self.invalid {
                 slots[Self.types.count] = count
             }

@@ -51,7 +51,6 @@ struct JournalBuffer: Sendable {
         if let last = entries.indices.last, entries[last].session == session.rawValue {
             entries[last].bytes.append(JournalRecord.entrySeparator)
             entries[last].bytes += bytes
-            entries[last].entries += 1
         } else {
             entries.append(JournalRecord(session: session.rawValue, bytes: bytes))
         }
@@ -102,6 +101,23 @@ extension JournalRecord {
     /// The entries of the record's bytes, in order.
     var entryBytes: [ArraySlice<UInt8>] {
         bytes.split(separator: Self.entrySeparator, omittingEmptySubsequences: true)
+    }
+}
+
+extension StoreGroup {
+    /// Whether the group holds at most `limit` journal entries (a record holds one per line): the lines are counted
+    /// no further than the limit, so a large group costs its first few entries' bytes, not all of them.
+    func holdsEntries(atMost limit: Int) -> Bool {
+        var count = 0
+        for record in entries {
+            count += 1
+            guard count <= limit else { return false }
+            for byte in record.bytes where byte == JournalRecord.entrySeparator {
+                count += 1
+                guard count <= limit else { return false }
+            }
+        }
+        return true
     }
 }
 

@@ -115,20 +115,15 @@ struct DaemonState {
             )
         }
         let epoch = stored.metadata[StoreKeys.epoch] ?? UUID().uuidString
-        var journalFlows = specification
-        if let storedFlows = stored.metadata[StoreKeys.flows], storedFlows != specification.source {
-            do {
-                journalFlows = try FlowSpecification.parse(
-                    storedFlows,
-                    file: stored.metadata[StoreKeys.flowsFile] ?? "the stored flows"
-                )
-            } catch {
-                // The flows file itself was read and checked: a stored copy that does not read is a damaged state file.
-                throw StoreError(
-                    .invalidRecord,
-                    "\(location) is damaged: the copy of the flows its journal was written with cannot be read (\(error.message)); restore it from a backup, or move it away to start empty"
-                )
-            }
+        let journalFlows: FlowSpecification
+        do {
+            journalFlows = try stored.flowsWrittenWith(current: specification)
+        } catch {
+            // The flows file itself was read and checked: a stored copy that does not read is a damaged state file.
+            throw StoreError(
+                .invalidRecord,
+                "\(location) is damaged: the copy of the flows its journal was written with cannot be read (\(error.message)); restore it from a backup, or move it away to start empty"
+            )
         }
         var (coordinator, summary) = try Coordinator.restoring(
             stored,

@@ -106,8 +106,7 @@ public final class JournalWriter: Sendable {
     /// - Returns: its ticket: the group is written once ``Progress/written`` reaches it.
     func submit(_ group: StoreGroup) -> UInt64 {
         let (ticket, atOnce) = queue.withLock { queue -> (UInt64, Bool) in
-            let small =
-                queue.writtenAtOnceUpTo.map { limit in group.entries.reduce(0) { $0 + $1.entries } <= limit } ?? false
+            let small = queue.writtenAtOnceUpTo.map { group.holdsEntries(atMost: $0) } ?? false
             queue.lastTicket += 1
             if queue.closed {
                 queue.progress.failure =

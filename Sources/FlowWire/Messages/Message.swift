@@ -77,9 +77,14 @@ extension MessageType {
     private static let all = allCases
     private static let frames = all.map { Array($0.rawValue.utf8) }
 
+    /// The type's position in `allCases` (what tables indexed by type use).
+    public var index: Int {
+        Self.all.firstIndex(of: self) ?? 0
+    }
+
     /// The type's frame (its name in UTF-8), shared: nothing is made per message.
     public var frame: [UInt8] {
-        Self.frames[Self.all.firstIndex(of: self) ?? 0]
+        Self.frames[index]
     }
 }
 
