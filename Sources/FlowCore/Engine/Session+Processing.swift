@@ -183,7 +183,7 @@ extension Session {
             for contributor in list {
                 guard
                     case .contribute(let presentable, let stepper, let notPresented, let dismissed) = contributor,
-                    state.flows[flowID] != nil, !navigator.leftOut.contains(presentable.presentable)
+                    state.flows.index(forKey: flowID) != nil, !navigator.leftOut.contains(presentable.presentable)
                 else {
                     continue
                 }
@@ -199,7 +199,7 @@ extension Session {
         }
         // Forwards first: a deep link released by readiness goes behind them.
         state.queue += deferred.map { .deliver($0) }
-        if state.flows[flowID] != nil {
+        if state.flows.index(forKey: flowID) != nil {
             updateReadiness(of: flowID, startedChildren: startedChildren)
         }
         flush(batch)

@@ -9,14 +9,26 @@ extension Session {
             decide(token, step: step, source: source, fate: .dropped(.noneStep))
             return token
         }
-        var targets: [FlowID] = []
+        // Each flow it reaches gets a delivery at the end of the queue, taken out of the session while routing (no
+        // list of targets made); those are taken back off when the step cannot be queued.
+        var queue: [WorkItem] = []
+        swap(&queue, &state.queue)
+        let queuedBefore = queue.count
+        func target(_ flow: FlowID) {
+            queue.append(.deliver(Delivery(flow: flow, step: step, token: token)))
+        }
         var reasons: [DropReason] = []
+        // What the routing reads, taken out of the session (references, not copies): a closure that read the
+        // session itself made the call copy the whole session state for it.
+        let contributions = state.contributions
+        let visibilities = state.visibility
         func consider(_ contribution: Contribution) {
             guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else { return }
             let visibility =
-                contribution.presentableDismissed ? .dismissed : visibility(of: contribution.presentable)
+                contribution.presentableDismissed
+                ? .dismissed : visibilities[contribution.presentable] ?? .unknown
             if contribution.allowStepWhenNotPresented || visibility == .visible {
-                targets.append(contribution.flow)
+                target(contribution.flow)
             } else {
                 reasons.append(.notVisible(contribution.presentable, visibility))
             }
@@ -25,36 +37,39 @@ extension Session {
         // flow first: scanning them all for every flow made a step cost flows × contributions (63 ms a step in a
         // session of 1000 flows); a small one's are scanned, which allocates nothing.
         let grouped: [FlowID: [Int]]? =
-            state.contributions.count > 32
-            ? Dictionary(grouping: state.contributions.indices, by: { state.contributions[$0].flow }) : nil
-        state.forEachFlowInPreorder { flowID, record in
+            contributions.count > 32
+            ? Dictionary(grouping: contributions.indices, by: { contributions[$0].flow }) : nil
+        SessionState.forEachFlowInPreorder(of: state.flows, from: state.rootFlow) { flowID, record in
             if record.stepper.listens(to: source, presentable: record.root) {
-                targets.append(flowID)
+                target(flowID)
             }
             if let grouped {
                 for index in grouped[flowID] ?? [] {
-                    consider(state.contributions[index])
+                    consider(contributions[index])
                 }
             } else {
-                for contribution in state.contributions where contribution.flow == flowID {
+                for contribution in contributions where contribution.flow == flowID {
                     consider(contribution)
                 }
             }
         }
-        guard !targets.isEmpty else {
+        let targets = queue.count - queuedBefore
+        let fits = queue.count <= options.maxQueuedSteps
+        if !fits {
+            queue.removeLast(targets)
+        }
+        swap(&queue, &state.queue)
+        guard targets > 0 else {
             // Why it reaches no flow: a contribution it cannot reach now, else the latest ended binding it was for.
             let ended = state.ended.last { $0.stepper.listens(to: source, presentable: $0.presentable) }
             decide(token, step: step, source: source, fate: .dropped(reasons.first ?? ended?.reason ?? .unboundStepper))
             return token
         }
-        guard state.queue.count + targets.count <= options.maxQueuedSteps else {
+        guard fits else {
             decide(token, step: step, source: source, fate: .dropped(.queueFull))
             return token
         }
-        state.tokens[token] = TokenProgress(step: step, source: source, pending: targets.count)
-        for flowID in targets {
-            state.queue.append(.deliver(Delivery(flow: flowID, step: step, token: token)))
-        }
+        state.tokens[token] = TokenProgress(step: step, source: source, pending: targets)
         drain()
         return token
     }

@@ -16,9 +16,11 @@ extension Session {
             event(.visibilityChanged(presentable: presentable, visibility: .dismissed))
         }
         // The contributions are gone through again only when one of them was on a removed screen.
+        // Those kept are moved down in place: the list keeps its storage for the next contribution.
         if state.contributions.contains(where: { isRemoved($0.presentable) }) {
-            var kept: [Contribution] = []
-            for var contribution in state.contributions {
+            var kept = 0
+            for index in state.contributions.indices {
+                var contribution = state.contributions[index]
                 if isRemoved(contribution.presentable) {
                     guard contribution.allowStepWhenDismissed else {
                         remember(
@@ -30,9 +32,10 @@ extension Session {
                     }
                     contribution.presentableDismissed = true
                 }
-                kept.append(contribution)
+                state.contributions[kept] = contribution
+                kept += 1
             }
-            state.contributions = kept
+            state.contributions.removeLast(state.contributions.count - kept)
         }
         guard state.flows.values.contains(where: { isRemoved($0.root) && !$0.allowStepWhenDismissed }) else { return }
         for flowID in state.flowsInPreorder() {
@@ -96,12 +99,15 @@ extension Session {
     /// After a flow navigated a step: a flow becomes ready once it navigated its first step and the child
     /// flows that step started are ready.
     mutating func updateReadiness(of flowID: FlowID, startedChildren: [FlowID]) {
-        guard var record = state.flows[flowID], record.waitingFor == nil else {
+        // Changed where it is kept: a flow that navigated before (most steps) is not copied out to see it.
+        guard let index = state.flows.index(forKey: flowID), state.flows.values[index].waitingFor == nil else {
             return
         }
-        record.waitingFor = startedChildren.filter { state.flows[$0]?.isReady == false }
-        state.flows[flowID] = record
-        if record.waitingFor?.isEmpty == true {
+        let waitingFor = startedChildren.filter { child in
+            state.flows.index(forKey: child).map { !state.flows.values[$0].isReady } ?? false
+        }
+        state.flows.values[index].waitingFor = waitingFor
+        if waitingFor.isEmpty {
             markReady(flowID)
         }
     }

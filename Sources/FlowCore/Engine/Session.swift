@@ -129,38 +129,10 @@ struct Session: Sendable {
 
     /// Sends a batch's commands, grouped by presenter in the order each presenter first appears.
     mutating func flush(_ batch: PendingBatch) {
-        // Most navigations speak to one presenter: its commands go as they are, without grouping.
-        if let first = batch.commands.first?.presenter, batch.commands.allSatisfy({ $0.presenter == first }) {
-            hideCovered(of: first)
-            effects.batches.append(
-                CommandBatch(
-                    session: id,
-                    presenter: first,
-                    commands: batch.commands.map(\.command),
-                    flow: batch.flow,
-                    step: batch.step
-                )
-            )
-            return
-        }
-        var order: [PresenterID] = []
-        var commands: [PresenterID: [NavigationCommand]] = [:]
-        for (presenter, command) in batch.commands {
-            if commands[presenter] == nil {
-                order.append(presenter)
-            }
-            commands[presenter, default: []].append(command)
-        }
-        for presenter in order {
+        batch.commands.forEachPresenter { presenter, commands in
             hideCovered(of: presenter)
             effects.batches.append(
-                CommandBatch(
-                    session: id,
-                    presenter: presenter,
-                    commands: commands[presenter] ?? [],
-                    flow: batch.flow,
-                    step: batch.step
-                )
+                CommandBatch(session: id, presenter: presenter, commands: commands, flow: batch.flow, step: batch.step)
             )
         }
     }
@@ -188,7 +160,7 @@ extension Session {
 struct PendingBatch {
     let flow: FlowID
     let step: Step?
-    var commands: [(presenter: PresenterID, command: NavigationCommand)] = []
+    var commands = PresenterCommands()
 
     /// Applies a command the engine itself decided on (not a flow's), keeping it if it fits.
     @discardableResult
@@ -200,7 +172,7 @@ struct PendingBatch {
         guard let change = try? screens.apply(command, for: presenter) else {
             return nil
         }
-        commands.append((presenter, command))
+        commands.append(command, for: presenter)
         return change
     }
 }

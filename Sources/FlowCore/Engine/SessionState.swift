@@ -37,15 +37,20 @@ struct SessionState: Sendable, Hashable, Codable {
         return result
     }
 
-    /// Calls `body` with each live flow and its record, parents before children, siblings in start order (as
-    /// ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it).
-    func forEachFlowInPreorder(from id: FlowID? = nil, _ body: (FlowID, FlowRecord) -> Void) {
-        guard let record = flows[id ?? rootFlow] else {
+    /// Calls `body` with each of `flows` and its record from `id` down, parents before children, siblings in start
+    /// order (as ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it). Static, over the
+    /// flows alone: a caller whose `body` reads the rest of the session does not make a copy of the session for it.
+    static func forEachFlowInPreorder(
+        of flows: [FlowID: FlowRecord],
+        from id: FlowID,
+        _ body: (FlowID, borrowing FlowRecord) -> Void
+    ) {
+        guard let index = flows.index(forKey: id) else {
             return
         }
-        body(id ?? rootFlow, record)
-        for child in record.children {
-            forEachFlowInPreorder(from: child, body)
+        body(id, flows.values[index])
+        for child in flows.values[index].children {
+            forEachFlowInPreorder(of: flows, from: child, body)
         }
     }
 

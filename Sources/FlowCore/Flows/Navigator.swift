@@ -23,7 +23,7 @@ public struct Navigator: Sendable {
     let maxPresentables: Int
     var made: [PresentableID: PresentableDescription] = [:]
     var childFlows: [FlowID: any Flow] = [:]
-    var commands: [(presenter: PresenterID, command: NavigationCommand)] = []
+    var commands = PresenterCommands()
     var rejections: [(operation: String, reason: FlowCoreError)] = []
     var removed: [PresentableID] = []
     /// Presentables whose placing was left out for ``maxPresentables``: they are not contributed or started.
@@ -144,15 +144,13 @@ public struct Navigator: Sendable {
     /// Pops the top item of a stack (by default this flow's root).
     public mutating func pop(_ stack: PresentableID? = nil) {
         let stack = stack ?? root
-        let items = screens[stack]?.items ?? []
-        guard items.count >= 2 else {
-            reject(
-                "pop",
-                FlowCoreError(.outOfRange, "pop: the stack \(stack) has \(items.count) item(s), nothing to pop")
-            )
+        // Read without keeping the stack's items: a reference kept to them made the pop copy them.
+        let (count, belowTop) = screens.nodes[stack].map { ($0.items.count, $0.items.dropLast().last) } ?? (0, nil)
+        guard let belowTop else {
+            reject("pop", FlowCoreError(.outOfRange, "pop: the stack \(stack) has \(count) item(s), nothing to pop"))
             return
         }
-        run(.pop(stack: stack, to: items[items.count - 2]), presenter: screens[stack]?.presenter)
+        run(.pop(stack: stack, to: belowTop), presenter: screens[stack]?.presenter)
     }
 
     /// Pops a stack (by default this flow's root) back to its first item.
@@ -220,8 +218,13 @@ public struct Navigator: Sendable {
         }
         do {
             let change = try screens.apply(command, for: target)
-            commands.append((target, command))
-            removed += change.removed
+            commands.append(command, for: target)
+            // Most navigations remove with one command at most: its list is taken as it is.
+            if removed.isEmpty {
+                removed = change.removed
+            } else {
+                removed += change.removed
+            }
         } catch {
             reject(command.operation, error)
         }

@@ -1,10 +1,14 @@
 extension ScreenTree {
     /// What applying a command changed.
     public struct Change: Sendable, Hashable {
-        /// Presentables now on screen that were not before, in placement order.
-        public var placed: [PresentableID] = []
+        /// The command applied.
+        let command: NavigationCommand
         /// Presentables no longer on screen (dismissed), each followed by what it held.
-        public var removed: [PresentableID] = []
+        public internal(set) var removed: [PresentableID] = []
+
+        /// Presentables now on screen that were not before, in placement order: those the command places (a
+        /// command that does not fit changes nothing, so there is no change to ask).
+        public var placed: [PresentableID] { command.placed.map(\.id) }
     }
 
     /// Applies one command for `presenter`.
@@ -16,24 +20,20 @@ extension ScreenTree {
         _ command: NavigationCommand,
         for presenter: PresenterID
     ) throws(FlowCoreError) -> Change {
-        for description in command.placed where nodes[description.id] != nil {
-            throw FlowCoreError(.alreadyPlaced, "\(command.operation): \(description.id) is already on screen")
-        }
-        var change = Change()
+        try checkNothingPlacedIsOnScreen(command)
+        var change = Change(command: command)
         switch command {
         case .setWindowRoot(let description):
             if let old = windowRoots[presenter] {
-                change.removed = remove(old)
+                remove(old, into: &change.removed)
             }
             insert(description, presenter: presenter, parent: nil, placement: .windowRoot)
             windowRoots[presenter] = description.id
-            change.placed = [description.id]
 
         case .push(let description, let stack):
             let container = try node(stack, command, style: .stack)
             insert(description, presenter: container.presenter, parent: stack, placement: .stackItem)
-            nodes[stack]?.items.append(description.id)
-            change.placed = [description.id]
+            changeNode(stack) { $0.items.append(description.id) }
 
         case .pop(let stack, let target):
             let container = try node(stack, command, style: .stack)
@@ -41,7 +41,7 @@ extension ScreenTree {
                 throw FlowCoreError(.outOfRange, "pop: \(target) is not an item of the stack \(stack)")
             }
             for item in container.items[(index + 1)...].reversed() {
-                change.removed += remove(item)
+                remove(item, into: &change.removed)
             }
 
         case .present(let description, let over):
@@ -53,8 +53,7 @@ extension ScreenTree {
                 )
             }
             insert(description, presenter: host.presenter, parent: over, placement: .modal)
-            nodes[over]?.presented = description.id
-            change.placed = [description.id]
+            changeNode(over) { $0.presented = description.id }
 
         case .dismiss(let target):
             let removedNode = try node(target, command, style: nil)
@@ -62,10 +61,10 @@ extension ScreenTree {
                 let index = stack.items.firstIndex(of: target)
             {
                 for item in stack.items[(index + 1)...].reversed() {
-                    change.removed += remove(item)
+                    remove(item, into: &change.removed)
                 }
             }
-            change.removed += remove(target)
+            remove(target, into: &change.removed)
 
         case .setTabs(let tabs, let descriptions, let selected):
             let container = try node(tabs, command, style: .tabs)
@@ -76,14 +75,13 @@ extension ScreenTree {
                 throw FlowCoreError(.alreadyPlaced, "setTabs: the same presentable appears twice")
             }
             for item in container.items.reversed() {
-                change.removed += remove(item)
+                remove(item, into: &change.removed)
             }
             for description in descriptions {
                 insert(description, presenter: container.presenter, parent: tabs, placement: .tab)
             }
-            nodes[tabs]?.items = descriptions.map(\.id)
-            nodes[tabs]?.selectedTab = descriptions.isEmpty ? nil : selected
-            change.placed = descriptions.map(\.id)
+            changeNode(tabs) { $0.items = descriptions.map(\.id) }
+            changeNode(tabs) { $0.selectedTab = descriptions.isEmpty ? nil : selected }
 
         case .selectTab(let tabs, let index):
             let container = try node(tabs, command, style: .tabs)
@@ -93,13 +91,13 @@ extension ScreenTree {
                     "selectTab: tab \(index) does not exist (\(container.items.count) tabs)"
                 )
             }
-            nodes[tabs]?.selectedTab = index
+            changeNode(tabs) { $0.selectedTab = index }
 
         case .setMaster(let split, let description), .setDetail(let split, let description):
             let container = try node(split, command, style: .split)
             let isMaster = if case .setMaster = command { true } else { false }
             if let old = isMaster ? container.master : container.detail {
-                change.removed = remove(old)
+                remove(old, into: &change.removed)
             }
             insert(
                 description,
@@ -108,11 +106,10 @@ extension ScreenTree {
                 placement: isMaster ? .master : .detail
             )
             if isMaster {
-                nodes[split]?.master = description.id
+                changeNode(split) { $0.master = description.id }
             } else {
-                nodes[split]?.detail = description.id
+                changeNode(split) { $0.detail = description.id }
             }
-            change.placed = [description.id]
         }
         return change
     }
@@ -148,36 +145,64 @@ extension ScreenTree {
         )
     }
 
-    /// Removes a presentable and its subtree, detaching it from its parent.
-    private mutating func remove(_ id: PresentableID) -> [PresentableID] {
-        let removed = subtree(of: id)
+    /// Changes a node in place, if it is on screen: found once, and no optional copy of it made on the way (the
+    /// dictionary's optional accessor allocated three frames for one change).
+    private mutating func changeNode(_ id: PresentableID, _ change: (inout ScreenNode) -> Void) {
+        guard let index = nodes.index(forKey: id) else { return }
+        change(&nodes.values[index])
+    }
+
+    /// Throws when a presentable the command places is on screen already (the command's placed ones looked at where
+    /// they are: no list of them made).
+    private func checkNothingPlacedIsOnScreen(_ command: NavigationCommand) throws(FlowCoreError) {
+        func check(_ description: PresentableDescription) throws(FlowCoreError) {
+            if nodes.index(forKey: description.id) != nil {
+                throw FlowCoreError(.alreadyPlaced, "\(command.operation): \(description.id) is already on screen")
+            }
+        }
+        switch command {
+        case .setWindowRoot(let description), .push(let description, _), .present(let description, _),
+            .setMaster(_, let description), .setDetail(_, let description):
+            try check(description)
+        case .setTabs(_, let descriptions, _):
+            for description in descriptions {
+                try check(description)
+            }
+        case .pop, .dismiss, .selectTab:
+            break
+        }
+    }
+
+    /// Removes a presentable and its subtree, detaching it from its parent; appends what it removed to `removed`.
+    private mutating func remove(_ id: PresentableID, into removed: inout [PresentableID]) {
+        let start = removed.count
+        appendSubtree(of: id, to: &removed)
         guard let node = nodes[id] else {
-            return []
+            return
         }
         // The parent is changed in place (a copy of its node, written back, hashed its id twice and copied its
         // description).
         if let parentID = node.parent, nodes[parentID] != nil {
             switch node.placement {
             case .stackItem:
-                nodes[parentID]?.items.removeAll { $0 == id }
+                changeNode(parentID) { node in node.items.removeAll { $0 == id } }
             case .tab:
-                nodes[parentID]?.removeTab(id)
+                changeNode(parentID) { $0.removeTab(id) }
             case .master:
-                nodes[parentID]?.master = nil
+                changeNode(parentID) { $0.master = nil }
             case .detail:
-                nodes[parentID]?.detail = nil
+                changeNode(parentID) { $0.detail = nil }
             case .modal:
-                nodes[parentID]?.presented = nil
+                changeNode(parentID) { $0.presented = nil }
             case .windowRoot:
                 break
             }
         } else if node.placement == .windowRoot {
             windowRoots[node.presenter] = nil
         }
-        for removedID in removed {
+        for removedID in removed[start...] {
             nodes[removedID] = nil
         }
-        return removed
     }
 }
 

@@ -20,20 +20,20 @@ public struct ScreenTree: Sendable, Hashable, Codable {
     /// The presentable and everything it holds or presents, depth first (the presentable first).
     public func subtree(of id: PresentableID) -> [PresentableID] {
         var subtree: [PresentableID] = []
-        append(subtreeOf: id, to: &subtree)
+        appendSubtree(of: id, to: &subtree)
         return subtree
     }
 
     /// ``subtree(of:)`` appended to `result`, in the order of ``ScreenNode/children``, with no array made per node.
-    private func append(subtreeOf id: PresentableID, to result: inout [PresentableID]) {
+    func appendSubtree(of id: PresentableID, to result: inout [PresentableID]) {
         guard let node = nodes[id] else { return }
         result.append(id)
         for item in node.items {
-            append(subtreeOf: item, to: &result)
+            appendSubtree(of: item, to: &result)
         }
-        for child in [node.master, node.detail, node.presented] {
-            if let child { append(subtreeOf: child, to: &result) }
-        }
+        if let master = node.master { appendSubtree(of: master, to: &result) }
+        if let detail = node.detail { appendSubtree(of: detail, to: &result) }
+        if let presented = node.presented { appendSubtree(of: presented, to: &result) }
     }
 
     /// Every presentable a presenter shows, depth first from its window root.
