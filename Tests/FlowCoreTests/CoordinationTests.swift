@@ -151,3 +151,41 @@ import Testing
         #expect(engine.sessionIDs == ["a", "b"])
     }
 }
+
+/// A navigation's commands go out as one batch per presenter, presenters in the order of their first command and
+/// each one's commands in the order given, however they interleave.
+@Suite struct PresenterBatchTests {
+    @Test func aNavigationSpeakingToSeveralPresentersSendsEachItsOwnBatchInOrder() throws {
+        let flow = ScriptedFlow("App") { step, navigator in
+            guard step.name == "split" else { return .none }
+            let first = navigator.makeScreen("First")
+            let cluster = navigator.makeScreen("Cluster")
+            let second = navigator.makeScreen("Second")
+            let rear = navigator.makeScreen("Rear")
+            let third = navigator.makeScreen("Third")
+            navigator.push(first)
+            navigator.setWindowRoot(cluster, presenter: "cluster")
+            navigator.push(second)
+            navigator.setWindowRoot(rear, presenter: "rear")
+            navigator.push(third)
+            return .none
+        }
+        var engine = FlowEngine()
+        _ = try engine.startSession("s", root: flow, stepper: .named("app"))
+        let split = engine.receive(Step("split"), from: .stepper("app"), session: "s")
+        let batches = split.effects.batches.map { batch in
+            "\(batch.presenter): "
+                + batch.commands.map { "\($0.operation) \($0.placed.map(\.name))" }.joined(separator: ", ")
+        }
+        #expect(
+            batches == [
+                #"main: push ["First"], push ["Second"], push ["Third"]"#,
+                #"cluster: setWindowRoot ["Cluster"]"#,
+                #"rear: setWindowRoot ["Rear"]"#,
+            ]
+        )
+        // Again, each window root replaced: the same batches.
+        let again = engine.receive(Step("split"), from: .stepper("app"), session: "s")
+        #expect(again.effects.batches.map(\.presenter) == ["main", "cluster", "rear"])
+    }
+}

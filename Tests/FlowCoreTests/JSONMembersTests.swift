@@ -56,4 +56,31 @@ import Testing
         writer.member("sorted", ["b": 1, "a": ["d": 2, "c": 3]], sortedKeys: true)
         #expect(text(writer.finished()) == #"{"a \"quoted\" key":1,"sorted":{"a":{"c":3,"d":2},"b":1}}"#)
     }
+
+    /// The writer keeps room past its text and grows it as text comes: pieces longer than the room (a long string,
+    /// a long name), many small ones (a large object), and text appended to text longer than any room, all come out
+    /// whole and in order, with nothing of the room left at the end.
+    @Test func textLongerThanTheRoomComesOutWhole() throws {
+        let long = String(repeating: "long \"text\" ", count: 100)
+        var writer = JSONObjectWriter(capacity: 4)
+        writer.member("text", long)
+        for index in 0..<500 {
+            writer.member(named: "key\(index)", .int(index))
+        }
+        let written = writer.finished()
+        let object = try #require(try JSONValue(parsing: written).objectValue)
+        #expect(object["text"] == .string(long))
+        #expect(object.count == 501)
+        #expect(object["key499"] == .int(499))
+        #expect(written.last == UInt8(ascii: "}"))
+
+        // Appended to a text of 100 000 bytes, twice: the text before is kept as it was, the object follows it.
+        let before = Array(repeating: UInt8(ascii: " "), count: 100_000)
+        var text = before
+        JSONObjectWriter.object(appendingTo: &text) { $0.member("first", long) }
+        JSONValue.string("second").appendJSONText(to: &text)
+        #expect(Array(text.prefix(before.count)) == before)
+        let tail = Array(text.dropFirst(before.count))
+        #expect(tail == Array(#"{"first":"#.utf8) + JSONValue.string(long).jsonText() + Array(#"}"second""#.utf8))
+    }
 }
