@@ -32,4 +32,17 @@ public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
     case inspector
     /// Answers guard questions for `adapt` rules.
     case `guard`
+
+    /// Hashed by its case, not by its raw text as a raw-valued enum is by default: flowd hashes a stepper's key,
+    /// role included, on every step.
+    public func hash(into hasher: inout Hasher) {
+        let ordinal: UInt8 =
+            switch self {
+            case .stepper: 0
+            case .presenter: 1
+            case .inspector: 2
+            case .guard: 3
+            }
+        hasher.combine(ordinal)
+    }
 }
