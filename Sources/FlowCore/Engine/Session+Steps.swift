@@ -18,38 +18,41 @@ extension Session {
             queue.append(.deliver(Delivery(flow: flow, step: step, token: token)))
         }
         var reasons: [DropReason] = []
-        // What the routing reads, taken out of the session (references, not copies): a closure that read the
-        // session itself made the call copy the whole session state for it.
-        let contributions = state.contributions
-        let visibilities = state.visibility
-        func consider(_ contribution: Contribution) {
-            guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else { return }
-            let visibility =
-                contribution.presentableDismissed
-                ? .dismissed : visibilities[contribution.presentable] ?? .unknown
-            if contribution.allowStepWhenNotPresented || visibility == .visible {
-                target(contribution.flow)
-            } else {
-                reasons.append(.notVisible(contribution.presentable, visibility))
-            }
-        }
-        // Flows in preorder, each with its contributions in order. A large session's contributions are grouped by
-        // flow first: scanning them all for every flow made a step cost flows × contributions (63 ms a step in a
-        // session of 1000 flows); a small one's are scanned, which allocates nothing.
-        let grouped: [FlowID: [Int]]? =
-            contributions.count > 32
-            ? Dictionary(grouping: contributions.indices, by: { contributions[$0].flow }) : nil
-        SessionState.forEachFlowInPreorder(of: state.flows, from: state.rootFlow) { flowID, record in
-            if record.stepper.listens(to: source, presentable: record.root) {
-                target(flowID)
-            }
-            if let grouped {
-                for index in grouped[flowID] ?? [] {
-                    consider(contributions[index])
+        // What the routing reads, taken out of the session (references, not copies: a closure that read the session
+        // itself made the call copy the whole session state for it), in a scope of their own: kept past it, they
+        // would make the session's next change to them copy them.
+        do {
+            let contributions = state.contributions
+            let visibilities = state.visibility
+            func consider(_ contribution: Contribution) {
+                guard contribution.stepper.listens(to: source, presentable: contribution.presentable) else { return }
+                let visibility =
+                    contribution.presentableDismissed
+                    ? .dismissed : visibilities[contribution.presentable] ?? .unknown
+                if contribution.allowStepWhenNotPresented || visibility == .visible {
+                    target(contribution.flow)
+                } else {
+                    reasons.append(.notVisible(contribution.presentable, visibility))
                 }
-            } else {
-                for contribution in contributions where contribution.flow == flowID {
-                    consider(contribution)
+            }
+            // Flows in preorder, each with its contributions in order. A large session's contributions are grouped by
+            // flow first: scanning them all for every flow made a step cost flows × contributions (63 ms a step in a
+            // session of 1000 flows); a small one's are scanned, which allocates nothing.
+            let grouped: [FlowID: [Int]]? =
+                contributions.count > 32
+                ? Dictionary(grouping: contributions.indices, by: { contributions[$0].flow }) : nil
+            SessionState.forEachFlowInPreorder(of: state.flows, from: state.rootFlow) { flowID, record in
+                if record.stepper.listens(to: source, presentable: record.root) {
+                    target(flowID)
+                }
+                if let grouped {
+                    for index in grouped[flowID] ?? [] {
+                        consider(contributions[index])
+                    }
+                } else {
+                    for contribution in contributions where contribution.flow == flowID {
+                        consider(contribution)
+                    }
                 }
             }
         }

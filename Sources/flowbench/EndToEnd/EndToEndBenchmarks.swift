@@ -209,8 +209,14 @@ struct EndToEndBenchmarks {
             guard let reply = try dealer.receive(within: .seconds(60)) else {
                 throw BenchFailure("flowd stopped answering after \(welcomed) sessions")
             }
-            if case .welcome = try codec.decode(reply.frames).message {
+            switch try codec.decode(reply.frames).message {
+            case .welcome:
                 welcomed += 1
+            case .error(let error):
+                // A refused HELLO is not answered again: the run cannot reach its count, and says why at once.
+                throw BenchFailure("flowd refused a session after \(welcomed): \(error.code): \(error.message)")
+            default:
+                break
             }
         }
     }
