@@ -38,22 +38,22 @@ extension JSONTextWriter {
         case .value(let value): write(value)
         case .unsigned(let value): write(value)
         case .object(let object):
-            append(UInt8(ascii: "{"))
+            bytes.append(UInt8(ascii: "{"))
             let members = sortedKeys ? object.members.sorted { $0.key < $1.key } : object.members
             for (index, member) in members.enumerated() {
-                if index > 0 { append(UInt8(ascii: ",")) }
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 write(member.key)
-                append(UInt8(ascii: ":"))
+                bytes.append(UInt8(ascii: ":"))
                 write(member.node)
             }
-            append(UInt8(ascii: "}"))
+            bytes.append(UInt8(ascii: "}"))
         case .array(let array):
-            append(UInt8(ascii: "["))
+            bytes.append(UInt8(ascii: "["))
             for (index, element) in array.elements.enumerated() {
-                if index > 0 { append(UInt8(ascii: ",")) }
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 write(element)
             }
-            append(UInt8(ascii: "]"))
+            bytes.append(UInt8(ascii: "]"))
         case .deferred(let encoder): write(encoder.result)
         }
     }

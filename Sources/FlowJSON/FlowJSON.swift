@@ -17,7 +17,7 @@ public enum FlowJSON {
         if !sortedKeys {
             let stream = StreamEncoding()
             if (try? stream.encodeRoot(value)) != nil, !stream.unsupported {
-                return stream.writer.takeText()
+                return stream.writer.bytes
             }
         }
         return try encodeThroughNodes(value, sortedKeys: sortedKeys)
@@ -28,7 +28,7 @@ public enum FlowJSON {
         let node = try NodeEncoder.node(value, at: [])
         var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(node)
-        return writer.takeText()
+        return writer.bytes
     }
 
     /// A value as a ``JSONValue``, without going through text.
@@ -68,13 +68,14 @@ extension JSONValue {
     public func jsonText(sortedKeys: Bool = false) -> [UInt8] {
         var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(self)
-        return writer.takeText()
+        return writer.bytes
     }
 
     /// Appends the value's compact JSON text to `text` (a message being written piece by piece).
     public func appendJSONText(to text: inout [UInt8], sortedKeys: Bool = false) {
-        var writer = JSONTextWriter(continuing: &text, sortedKeys: sortedKeys)
+        var writer = JSONTextWriter(sortedKeys: sortedKeys, capacity: 0)
+        swap(&writer.bytes, &text)
         writer.write(self)
-        writer.giveBack(to: &text)
+        swap(&writer.bytes, &text)
     }
 }

@@ -18,17 +18,18 @@ public struct JSONObjectWriter: JSONMembers {
     /// Starts an object.
     public init(capacity: Int = 128) {
         writer = JSONTextWriter(capacity: capacity)
-        writer.append(UInt8(ascii: "{"))
+        writer.bytes.append(UInt8(ascii: "{"))
     }
 
     /// Writes an object at the end of `text` (a message being written piece by piece), its members given by
     /// `members`. The text is written in place, never copied.
     public static func object(appendingTo text: inout [UInt8], _ members: (inout JSONObjectWriter) -> Void) {
-        var object = JSONObjectWriter(writer: JSONTextWriter(continuing: &text))
-        object.writer.append(UInt8(ascii: "{"))
+        var object = JSONObjectWriter(writer: JSONTextWriter(capacity: 0))
+        swap(&object.writer.bytes, &text)
+        object.writer.bytes.append(UInt8(ascii: "{"))
         members(&object)
-        object.writer.append(UInt8(ascii: "}"))
-        object.writer.giveBack(to: &text)
+        object.writer.bytes.append(UInt8(ascii: "}"))
+        swap(&object.writer.bytes, &text)
     }
 
     private init(writer: JSONTextWriter) {
@@ -64,10 +65,10 @@ public struct JSONObjectWriter: JSONMembers {
     @inlinable
     public mutating func member(_ key: StaticString, object members: (inout JSONObjectWriter) -> Void) {
         name(key)
-        writer.append(UInt8(ascii: "{"))
+        writer.bytes.append(UInt8(ascii: "{"))
         empty = true
         members(&self)
-        writer.append(UInt8(ascii: "}"))
+        writer.bytes.append(UInt8(ascii: "}"))
         empty = false
     }
 
@@ -89,10 +90,10 @@ public struct JSONObjectWriter: JSONMembers {
     ) {
         name(key)
         array(elements) { element, object in
-            object.writer.append(UInt8(ascii: "{"))
+            object.writer.bytes.append(UInt8(ascii: "{"))
             object.empty = true
             write(element, &object)
-            object.writer.append(UInt8(ascii: "}"))
+            object.writer.bytes.append(UInt8(ascii: "}"))
         }
         empty = false
     }
@@ -100,34 +101,34 @@ public struct JSONObjectWriter: JSONMembers {
     /// An array's text, each element written by `write`, commas between.
     @inlinable
     mutating func array<Element>(_ elements: [Element], _ write: (Element, inout JSONObjectWriter) -> Void) {
-        writer.append(UInt8(ascii: "["))
+        writer.bytes.append(UInt8(ascii: "["))
         var first = true
         for element in elements {
-            if !first { writer.append(UInt8(ascii: ",")) }
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
             first = false
             write(element, &self)
         }
-        writer.append(UInt8(ascii: "]"))
+        writer.bytes.append(UInt8(ascii: "]"))
     }
 
     /// A member whose value is already JSON text (a message's body, written once and used again): it is copied
     /// as it is, unchecked.
     public mutating func member(_ key: StaticString, jsonText: [UInt8]) {
         name(key)
-        writer.append(text: jsonText)
+        writer.bytes += jsonText
     }
 
     /// The object's text, closed.
     public consuming func finished() -> [UInt8] {
-        writer.append(UInt8(ascii: "}"))
-        return writer.takeText()
+        writer.bytes.append(UInt8(ascii: "}"))
+        return writer.bytes
     }
 
     /// A member whose key is not a literal (a ``JSONObject``'s), escaped as JSON needs.
     public mutating func member(named key: String, _ value: JSONValue) {
         separate()
         writer.write(key)
-        writer.append(UInt8(ascii: ":"))
+        writer.bytes.append(UInt8(ascii: ":"))
         writer.write(value)
     }
 
@@ -141,7 +142,7 @@ public struct JSONObjectWriter: JSONMembers {
     @usableFromInline
     mutating func separate() {
         if !empty {
-            writer.append(UInt8(ascii: ","))
+            writer.bytes.append(UInt8(ascii: ","))
         }
         empty = false
     }

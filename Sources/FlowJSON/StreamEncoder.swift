@@ -29,7 +29,7 @@ final class StreamEncoding {
         if T.self == String.self { return writer.write(value as! String) }
         if T.self == JSONValue.self { return writer.write(value as! JSONValue) }
         if T.self == JSONFragment.self {
-            writer.append(text: (value as! JSONFragment).text)
+            writer.bytes += (value as! JSONFragment).text
             return
         }
         if T.self == [String: JSONValue].self { return writer.write(JSONValue.object(value as! [String: JSONValue])) }
@@ -37,12 +37,12 @@ final class StreamEncoding {
         if T.self == Bool.self { return writer.write(value as! Bool) }
         if T.self == UInt64.self { return writer.write(value as! UInt64) }
         if T.self == Double.self { return try write(value as! Double) }
-        let before = writer.count
+        let before = writer.bytes.count
         try value.encode(to: StreamLevel(encoding: self, depth: depth))
         close(deeperThan: depth)
-        if writer.count == before {
-            writer.append(UInt8(ascii: "{"))
-            writer.append(UInt8(ascii: "}"))
+        if writer.bytes.count == before {
+            writer.bytes.append(UInt8(ascii: "{"))
+            writer.bytes.append(UInt8(ascii: "}"))
         }
     }
 
@@ -66,7 +66,7 @@ final class StreamEncoding {
     /// Closes the containers deeper than `depth`.
     func close(deeperThan depth: Int) {
         while closings.count > depth {
-            writer.append(closings.removeLast())
+            writer.bytes.append(closings.removeLast())
             empty.removeLast()
             identities.removeLast()
         }
@@ -86,7 +86,7 @@ final class StreamEncoding {
             unsupported = true
             return (depth + 1, -1)
         }
-        writer.append(opening)
+        writer.bytes.append(opening)
         closings.append(closing)
         empty.append(true)
         opened += 1
@@ -106,7 +106,7 @@ final class StreamEncoding {
         if empty[depth - 1] {
             empty[depth - 1] = false
         } else {
-            writer.append(UInt8(ascii: ","))
+            writer.bytes.append(UInt8(ascii: ","))
         }
     }
 
@@ -114,7 +114,7 @@ final class StreamEncoding {
     func startMember(_ key: String, in depth: Int, of identity: Int) {
         startElement(in: depth, of: identity)
         writer.write(key)
-        writer.append(UInt8(ascii: ":"))
+        writer.bytes.append(UInt8(ascii: ":"))
     }
 }
 

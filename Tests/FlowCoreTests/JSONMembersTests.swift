@@ -57,10 +57,9 @@ import Testing
         #expect(text(writer.finished()) == #"{"a \"quoted\" key":1,"sorted":{"a":{"c":3,"d":2},"b":1}}"#)
     }
 
-    /// The writer keeps room past its text and grows it as text comes: pieces longer than the room (a long string,
-    /// a long name), many small ones (a large object), and text appended to text longer than any room, all come out
-    /// whole and in order, with nothing of the room left at the end.
-    @Test func textLongerThanTheRoomComesOutWhole() throws {
+    /// Text longer than the writer's first capacity comes out whole and in order: a long string, many members, and
+    /// an object and a value appended to a text of 100 000 bytes, which is kept byte for byte before them.
+    @Test func textLongerThanTheFirstCapacityComesOutWhole() throws {
         let long = String(repeating: "long \"text\" ", count: 100)
         var writer = JSONObjectWriter(capacity: 4)
         writer.member("text", long)
