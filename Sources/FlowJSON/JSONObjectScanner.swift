@@ -30,52 +30,45 @@ public struct JSONObjectScanner {
 
     /// Reads the object at the scanner's position member by member (see ``scan(_:maximumDepth:_:)``).
     public mutating func members(_ member: (JSONKey, inout JSONObjectScanner) -> Bool) -> Bool {
-        guard parser.peek(UInt8(ascii: "{")), (try? parser.enter()) != nil else { return false }
-        defer { parser.depth -= 1 }
-        parser.position += 1
-        parser.skipWhitespace()
-        if parser.peek(UInt8(ascii: "}")) {
-            parser.position += 1
-            return true
-        }
-        while true {
-            guard let key = plainKey() else { return false }
-            parser.skipWhitespace()
-            guard parser.peek(UInt8(ascii: ":")) else { return false }
-            parser.position += 1
-            parser.skipWhitespace()
-            guard member(key, &self) else { return false }
-            parser.skipWhitespace()
-            if parser.peek(UInt8(ascii: ",")) {
-                parser.position += 1
-                parser.skipWhitespace()
-            } else {
-                guard parser.peek(UInt8(ascii: "}")) else { return false }
-                parser.position += 1
-                return true
-            }
+        items(opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}")) { scanner in
+            guard let key = scanner.plainKey() else { return false }
+            scanner.parser.skipWhitespace()
+            guard scanner.parser.peek(UInt8(ascii: ":")) else { return false }
+            scanner.parser.position += 1
+            scanner.parser.skipWhitespace()
+            return member(key, &scanner)
         }
     }
 
     /// Reads the array at the scanner's position element by element: `element` gets the scanner at each element,
     /// which it reads before returning `true`. Returns whether it was an array, every element read.
     public mutating func elements(_ element: (inout JSONObjectScanner) -> Bool) -> Bool {
-        guard parser.peek(UInt8(ascii: "[")), (try? parser.enter()) != nil else { return false }
+        items(opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), element)
+    }
+
+    /// Reads a container's items between its brackets, commas between them, one nesting level deeper: `item` reads
+    /// each (an object's key, colon and value; an array's element). Returns whether every item was read.
+    private mutating func items(
+        opening: UInt8,
+        closing: UInt8,
+        _ item: (inout JSONObjectScanner) -> Bool
+    ) -> Bool {
+        guard parser.peek(opening), (try? parser.enter()) != nil else { return false }
         defer { parser.depth -= 1 }
         parser.position += 1
         parser.skipWhitespace()
-        if parser.peek(UInt8(ascii: "]")) {
+        if parser.peek(closing) {
             parser.position += 1
             return true
         }
         while true {
-            guard element(&self) else { return false }
+            guard item(&self) else { return false }
             parser.skipWhitespace()
             if parser.peek(UInt8(ascii: ",")) {
                 parser.position += 1
                 parser.skipWhitespace()
             } else {
-                guard parser.peek(UInt8(ascii: "]")) else { return false }
+                guard parser.peek(closing) else { return false }
                 parser.position += 1
                 return true
             }

@@ -80,8 +80,10 @@ extension ScreenTree {
             for description in descriptions {
                 insert(description, presenter: container.presenter, parent: tabs, placement: .tab)
             }
-            changeNode(tabs) { $0.items = descriptions.map(\.id) }
-            changeNode(tabs) { $0.selectedTab = descriptions.isEmpty ? nil : selected }
+            changeNode(tabs) { node in
+                node.items = descriptions.map(\.id)
+                node.selectedTab = descriptions.isEmpty ? nil : selected
+            }
 
         case .selectTab(let tabs, let index):
             let container = try node(tabs, command, style: .tabs)
