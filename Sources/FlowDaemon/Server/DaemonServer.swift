@@ -115,7 +115,7 @@ public final class DaemonServer: Sendable {
         }
         try router.setOption(.routerMandatory, true)
         try router.setOption(.maxMessageSize, configuration.maxMessageSize + 8192)
-        try router.setOption(.sendHighWaterMark, Self.replyQueueLimit)
+        try router.setOption(.sendHighWaterMark, Self.replyHighWaterMark)
         let events = try Socket(.extendedPublisher, context: context)
         try events.setOption(.extendedPublisherVerboser, true)
         try events.setOption(.sendHighWaterMark, configuration.sendQueueLimit)
@@ -477,9 +477,16 @@ public final class DaemonServer: Sendable {
     /// How often the loop gives free memory back to the system (milliseconds).
     static let trimInterval: Int64 = 10_000
 
-    /// How many replies flowd queues for one peer that does not read them; beyond, they are dropped and counted.
-    /// A peer has few answers in flight (a stepper one per step it waits for): a thousand is ample.
+    /// How many replies flowd queues at least for one peer that does not read them; beyond, they may be dropped and
+    /// counted. A peer has few answers in flight (a stepper one per step it waits for): a thousand is ample.
     static let replyQueueLimit = 1_000
+
+    /// The control socket's send high-water mark that keeps ``replyQueueLimit`` replies: libzmq's sending side
+    /// learns of its peer's reads in steps of half the mark, so it counts up to half the mark more replies than
+    /// wait unread. With the mark at the limit itself, a client with 1000 HELLOs in flight, as the specification
+    /// allows, lost WELCOMEs now and then (the session-creation benchmark, twice: 38 of 100 000, 65 of 10 000);
+    /// twice the limit queues at least the limit, and at most twice as many.
+    static let replyHighWaterMark = 2 * replyQueueLimit
 
     /// Gives the coordinator the writer's figures, for the `store` query.
     private func noteWriterProgress(_ coordinator: inout Coordinator) {
