@@ -3,8 +3,10 @@ import FlowWire
 import Foundation
 
 /// Instructions per step in each in-process layer, counted by valgrind's callgrind: a figure that does not move
-/// with the machine's noise, to judge a change by. `flowbench layer-steps LAYER N` prepares N steps' input, then
-/// runs them inside ``measuredSteps(_:)``, the only function callgrind counts in (with what it calls).
+/// with the machine's noise, to judge a change by. `flowbench layer-steps LAYER N` prepares N steps' input, runs
+/// ``warmUpSteps`` of them uncounted (the runtime's first look at a type — metadata, conformances — costs hundreds of
+/// thousands of instructions once, and would be charged to the steps), then runs the N inside ``measuredSteps(_:)``,
+/// the only function callgrind counts in (with what it calls).
 enum InstructionBenchmarks {
     /// The layers, from the inside out.
     enum Layer: String, CaseIterable {
@@ -33,6 +35,9 @@ enum InstructionBenchmarks {
             }
         }
     }
+
+    /// Steps run before the counted ones, so that what the runtime does once per type is not counted per step.
+    static let warmUpSteps = 64
 
     /// Instructions per step of each layer, or `nil` when valgrind is not installed.
     static func perStep(flows: String, quick: Bool) throws -> [Result]? {
@@ -83,6 +88,9 @@ enum InstructionBenchmarks {
         case .engine:
             var engine = try EngineBenchmarks.benchEngine()
             let steps = [Step("picked", ["withId": 1]), Step("back")]
+            for index in 0..<warmUpSteps {
+                _ = engine.receive(steps[index % 2], from: .stepper("bench"), session: "bench")
+            }
             measuredSteps {
                 for index in 0..<count {
                     results +=
@@ -91,27 +99,32 @@ enum InstructionBenchmarks {
                 }
             }
         case .codec:
-            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            let frames = (1...count + warmUpSteps).map { ProfileBenchmarks.stepFrames($0, codec) }
+            func decodeAndAcknowledge(_ input: [[UInt8]]) -> Int {
+                guard let envelope = try? codec.decode(input), case .step(let step) = envelope.message else {
+                    return 0
+                }
+                let fate = WireFate(accepted: true, flows: [FlowID(1)])
+                let header = Header(id: envelope.header.id, session: envelope.header.session, sentAt: 0)
+                return codec.encode(
+                    Envelope(header: header, message: .stepAck(StepAck(sequence: step.sequence, fate: fate)))
+                ).count
+            }
+            for input in frames.prefix(warmUpSteps) {
+                _ = decodeAndAcknowledge(input)
+            }
             measuredSteps {
-                for input in frames {
-                    guard let envelope = try? codec.decode(input), case .step(let step) = envelope.message else {
-                        continue
-                    }
-                    let fate = WireFate(accepted: true, flows: [FlowID(1)])
-                    let header = Header(id: envelope.header.id, session: envelope.header.session, sentAt: 0)
-                    results +=
-                        codec.encode(
-                            Envelope(header: header, message: .stepAck(StepAck(sequence: step.sequence, fate: fate)))
-                        ).count
+                for input in frames.dropFirst(warmUpSteps) {
+                    results += decodeAndAcknowledge(input)
                 }
             }
         case .client:
-            let bodies = (1...count).map { index in
+            let bodies = (1...count + warmUpSteps).map { index in
                 codec.body(
                     of: .step(StepMessage(step: Step("picked", ["withId": .int(index)]), sequence: UInt64(index)))
                 )
             }
-            let acknowledgements = (1...count).map { index in
+            let acknowledgements = (1...count + warmUpSteps).map { index in
                 codec.encode(
                     Envelope(
                         header: Header(id: UInt64(index), session: "bench", correlation: UInt64(index), sentAt: 0),
@@ -121,28 +134,43 @@ enum InstructionBenchmarks {
                     )
                 )
             }
+            func sendAndHear(_ index: Int) -> Int {
+                let header = Header(id: UInt64(index + 1), session: "bench", sender: "bench/s1", sentAt: 0)
+                var outputs = codec.encode(header: header, type: .step, body: bodies[index]).count > 0 ? 0 : 1
+                if let envelope = try? codec.decode(acknowledgements[index]), case .stepAck = envelope.message {
+                    outputs += 1
+                }
+                return outputs
+            }
+            for index in 0..<warmUpSteps {
+                _ = sendAndHear(index)
+            }
             measuredSteps {
-                for index in 0..<count {
-                    let header = Header(id: UInt64(index + 1), session: "bench", sender: "bench/s1", sentAt: 0)
-                    results += codec.encode(header: header, type: .step, body: bodies[index]).count > 0 ? 0 : 1
-                    if let envelope = try? codec.decode(acknowledgements[index]), case .stepAck = envelope.message {
-                        results += 1
-                    }
+                for index in warmUpSteps..<count + warmUpSteps {
+                    results += sendAndHear(index)
                 }
             }
         case .coordinator:
             var coordinator = try ProfileBenchmarks.benchCoordinator(flows: arguments[2], watched: false)
-            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            let frames = (1...count + warmUpSteps).map { ProfileBenchmarks.stepFrames($0, codec) }
+            for input in frames.prefix(warmUpSteps) {
+                _ = coordinator.receive(input, from: "bench/s1", now: 0)
+            }
             measuredSteps {
-                for input in frames {
+                for input in frames.dropFirst(warmUpSteps) {
                     results += coordinator.receive(input, from: "bench/s1", now: 0).count
                 }
             }
         case .journaled:
             var coordinator = try ProfileBenchmarks.benchCoordinator(flows: arguments[2], watched: false, journal: true)
-            let frames = (1...count).map { ProfileBenchmarks.stepFrames($0, codec) }
+            let frames = (1...count + warmUpSteps).map { ProfileBenchmarks.stepFrames($0, codec) }
+            for input in frames.prefix(warmUpSteps) {
+                _ = coordinator.receive(input, from: "bench/s1", now: 0)
+            }
+            // A snapshot too: the counted steps write theirs (one each `snapshotEvery` entries) at their steady cost.
+            _ = coordinator.takeStoreGroup(everything: true)
             measuredSteps {
-                for (index, input) in frames.enumerated() {
+                for (index, input) in frames.dropFirst(warmUpSteps).enumerated() {
                     results += coordinator.receive(input, from: "bench/s1", now: 0).count
                     if index % 64 == 63 {
                         results += coordinator.takeStoreGroup().entries.isEmpty ? 0 : 1
