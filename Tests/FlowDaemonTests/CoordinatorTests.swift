@@ -303,8 +303,12 @@ import Testing
         let shown = bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).map(\.name)
         #expect(shown == ["app", "About", "Refused"])
 
-        // A guard that does not answer: refused at the deadline.
+        // A guard that does not answer: refused at the deadline. Sent again while its guard is asked, the step gets
+        // nothing yet (its fate is to come): no second question, no ERROR (staleSequence would say it was forgotten).
         bus.send(.step(StepMessage(step: Step("about"), sequence: 3)), from: "kiosk/app")
+        let questionsAsked = bus.replies(bus.sent, to: "permissions-guard").count
+        #expect(bus.send(.step(StepMessage(step: Step("about"), sequence: 3)), from: "kiosk/app").isEmpty)
+        #expect(bus.replies(bus.sent, to: "permissions-guard").count == questionsAsked)
         bus.now += 2_000
         let timedOut = bus.coordinator.tick(now: bus.now)
         #expect(

@@ -97,8 +97,7 @@ extension Coordinator {
             } else {
                 engine.receive(step, from: source, session: key.session)
             }
-        awaitFate(of: token, sequence: sequence, of: key, sender: sender)
-        apply(effects)
+        apply(effects, awaitingFateOf: token, sequence: sequence, of: key, sender: sender)
     }
 
     /// Gives a taken deep link to the engine; its fate is acknowledged when decided.
@@ -116,14 +115,22 @@ extension Coordinator {
             } else {
                 engine.deepLink(path, session: key.session)
             }
-        awaitFate(of: token, sequence: sequence, of: key, sender: sender)
-        apply(effects)
+        apply(effects, awaitingFateOf: token, sequence: sequence, of: key, sender: sender)
     }
 
-    private mutating func awaitFate(of token: StepToken, sequence: UInt64, of key: StepperKey, sender: StepSender) {
-        remember(
+    /// Carries out the effects of a numbered step given to the engine, whose sender waits for its fate. The fate is
+    /// nearly always among these effects: it is acknowledged from ``deciding``, and nothing is kept for it. Only a fate
+    /// still to come (a guard's answer, a flow not ready) is kept in ``pending``, and its sequence in the sender's
+    /// record, to answer the step if it is sent again meanwhile.
+    private mutating func apply(
+        _ effects: Effects,
+        awaitingFateOf token: StepToken,
+        sequence: UInt64,
+        of key: StepperKey,
+        sender: StepSender
+    ) {
+        deciding = (
             token,
-            in: key.session,
             PendingAcknowledgement(
                 peer: sender.peer,
                 stepper: key,
@@ -132,11 +139,33 @@ extension Coordinator {
                 sentAt: sender.sentAt
             )
         )
+        apply(effects)
+        guard let (token, acknowledgement) = deciding else { return }
+        deciding = nil
+        pending[key.session, default: [:]][token] = acknowledgement
+        steppers[key, default: StepperRecord()].pending.insert(sequence)
     }
 
-    private mutating func remember(_ token: StepToken, in session: SessionID, _ acknowledgement: PendingAcknowledgement)
+    /// Who waits for a step's fate, if anyone.
+    private func acknowledgement(awaiting token: StepToken, in session: SessionID) -> PendingAcknowledgement? {
+        if let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session {
+            return deciding.acknowledgement
+        }
+        return pending[session]?[token]
+    }
+
+    /// Who waits for a step's fate, taken: the fate is decided.
+    private mutating func takeAcknowledgement(
+        awaiting token: StepToken,
+        in session: SessionID
+    )
+        -> PendingAcknowledgement?
     {
-        pending[session, default: [:]][token] = acknowledgement
+        if let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session {
+            self.deciding = nil
+            return deciding.acknowledgement
+        }
+        return pending[session]?.removeValue(forKey: token)
     }
 
     /// Carries out the engine's effects: events published for inspectors, command batches published with their
@@ -149,7 +178,7 @@ extension Coordinator {
             if case .stepFate(let token, let step, let source, let fate) = event.kind,
                 !fate.isAccepted || inspection.isWatched
             {
-                waiting = pending[event.session]?[token]
+                waiting = acknowledgement(awaiting: token, in: event.session)
                 rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
             }
             if inspection.isWatched {
@@ -212,7 +241,7 @@ extension Coordinator {
         } else if case .dropped(let reason) = fate {
             Counters.bump(&counters.dropped, reason.code)
         }
-        guard let waiting = pending[session]?.removeValue(forKey: token) else {
+        guard let waiting = takeAcknowledgement(awaiting: token, in: session) else {
             return
         }
         let wire = WireFate(fate)
@@ -223,12 +252,12 @@ extension Coordinator {
         )
         // A sender that is gone resends the step once registered again, and gets this fate then; whoever holds its
         // routing id meanwhile gets nothing.
-        guard peers[waiting.peer] != nil else { return }
         send(
             .stepAck(StepAck(sequence: waiting.sequence, fate: wire)),
             to: waiting.peer,
             session: session,
-            correlation: waiting.correlation
+            correlation: waiting.correlation,
+            toRegisteredOnly: true
         )
     }
 

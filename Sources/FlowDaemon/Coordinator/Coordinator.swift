@@ -26,7 +26,10 @@ public struct Coordinator: Sendable {
     let codec: WireCodec
     var peers: [String: Peer] = [:]
     var steppers = StepperTable()
+    /// Who waits for the fate of each step whose fate was not decided in the turn that took it in.
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
+    /// The step being given to the engine now, and who waits for its fate (see `apply(_:awaitingFateOf:...)`).
+    var deciding: (token: StepToken, acknowledgement: PendingAcknowledgement)?
     var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
     var recentDrops: [SessionID: [DroppedStep]] = [:]
     /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
@@ -169,14 +172,17 @@ public struct Coordinator: Sendable {
         if !unverified.isEmpty, unverified.remove(peer) != nil {
             output += held.removeValue(forKey: peer) ?? []
         }
+        // The sender's registration, looked up once for the message.
+        var registered: Peer?
         if let index = peers.index(forKey: peer) {
             peers.values[index].lastHeard = self.now
-            if let session = peers.values[index].session {
+            registered = peers.values[index]
+            if let session = registered?.session {
                 let wall = wallNow
                 activity[session]?.lastActivity = wall
             }
         }
-        dispatch(envelope, from: peer, userID: userID)
+        dispatch(envelope, from: peer, registered: registered, userID: userID)
         return output
     }
 
@@ -235,7 +241,7 @@ public struct Coordinator: Sendable {
 
     // MARK: Dispatch
 
-    private mutating func dispatch(_ envelope: Envelope, from peer: String, userID: String?) {
+    private mutating func dispatch(_ envelope: Envelope, from peer: String, registered: Peer?, userID: String?) {
         let header = envelope.header
         if let (code, message) = Self.identifierProblem(in: envelope) {
             reply(to: peer, correlation: header.id, error: code, message)
@@ -245,7 +251,7 @@ public struct Coordinator: Sendable {
             self.hello(hello, from: peer, userID: userID, correlation: header.id)
             return
         }
-        guard let registered = peers[peer] else {
+        guard let registered else {
             reply(
                 to: peer,
                 correlation: header.id,
@@ -303,7 +309,7 @@ public struct Coordinator: Sendable {
 
     // MARK: Output
 
-    /// Sends a message to a peer.
+    /// Sends a message to a peer; `toRegisteredOnly`: only while it is registered (else nothing is sent).
     /// What goes to an unverified peer waits until its key is heard, unless `holding` is false (an answer to the
     /// connection that holds the id now).
     mutating func send(
@@ -311,10 +317,17 @@ public struct Coordinator: Sendable {
         to peer: String,
         session: SessionID?,
         correlation: UInt64?,
-        holding: Bool = true
+        holding: Bool = true,
+        toRegisteredOnly: Bool = false
     ) {
         // What a replayed input caused was sent the first time.
         guard !journal.isReplaying else { return }
+        let registration = peers.index(forKey: peer)
+        if let registration {
+            peers.values[registration].lastSent = now
+        } else if toRegisteredOnly {
+            return
+        }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
         let outgoing = Outgoing.toPeer(peer, codec.encode(Envelope(header: header, message: message)))
@@ -324,7 +337,6 @@ public struct Coordinator: Sendable {
             output.append(outgoing)
         }
         counters.messagesOut.count(message.type)
-        peers[peer]?.lastSent = now
     }
 
     /// Publishes a message on the events socket.

@@ -21,19 +21,21 @@ struct StepperRecord: Sendable {
     var lastSequence: UInt64 = 0
     /// The outcomes of the last sequences decided, oldest first.
     var acknowledgements: [(sequence: UInt64, outcome: StepOutcome)] = []
-    /// Sequences taken in whose fate is not decided yet.
+    /// Sequences taken in a turn that did not decide their fate: the fate is to come.
     var pending: Set<UInt64> = []
 
-    /// A sequence is taken: the sender's next step must come after it, and its fate is to come.
+    /// A sequence is taken: the sender's next step must come after it. Its fate is decided in this turn, or the
+    /// sequence is added to ``pending`` at its end.
     mutating func take(_ sequence: UInt64) {
         lastSequence = sequence
-        pending.insert(sequence)
     }
 
     /// A sequence's outcome is decided: kept to answer the step if it is sent again. The oldest are let go in
     /// chunks, once there are twice `count`, so that keeping the last `count` costs no shifting on every step.
     mutating func remember(_ outcome: StepOutcome, of sequence: UInt64, keeping count: Int) {
-        pending.remove(sequence)
+        if !pending.isEmpty {
+            pending.remove(sequence)
+        }
         acknowledgements.append((sequence, outcome))
         if acknowledgements.count > 2 * max(count, 1) {
             acknowledgements.removeFirst(acknowledgements.count - count)

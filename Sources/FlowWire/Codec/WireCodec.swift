@@ -71,7 +71,7 @@ public struct WireCodec: Sendable {
                 "a message has 4 frames (protocol, type, header, body), not \(frames.count)"
             )
         }
-        guard let type = MessageType(rawValue: String(decoding: frames[1].prefix(32), as: UTF8.self)) else {
+        guard let type = MessageType(frame: frames[1]) else {
             let name = String(decoding: frames[1].prefix(32), as: UTF8.self)
             throw WireError(.unknownType, "unknown message type \"\(name)\"")
         }

@@ -86,6 +86,12 @@ extension MessageType {
     public var frame: [UInt8] {
         Self.frames[index]
     }
+
+    /// The type a frame names (its name in UTF-8, exactly), or `nil`: read without making text of it.
+    public init?(frame: [UInt8]) {
+        guard let index = Self.frames.firstIndex(of: frame) else { return nil }
+        self = Self.all[index]
+    }
 }
 
 /// A message with its header: what travels.
