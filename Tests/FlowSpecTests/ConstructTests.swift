@@ -68,6 +68,47 @@ import Testing
         #expect(fate.effects.fate(of: fate.token) == .dropped(.unboundStepper))
     }
 
+    /// Parameters passed on under their own names are the step's own (shared, not rebuilt): tried with both given,
+    /// one left out (null in the screen's), one more than the template has (left out of the screen's), and a template
+    /// that swaps the names (not passed on as they are).
+    @Test func parametersPassedOnUnderTheirOwnNamesAreTheStepsOwn() throws {
+        var app = try Driver(
+            try specification(
+                """
+                version: 1
+                session:
+                  root: Main
+                  stepper: { named: app }
+                steps:
+                  pick: { withId: int, label: string? }
+                  swap: { withId: int, label: string }
+                flows:
+                  Main:
+                    root: { stack: main }
+                    on:
+                      pick:
+                        - show: Detail
+                          params: { withId: $withId, label: $label }
+                      swap:
+                        - show: Swapped
+                          params: { withId: $label, label: $withId }
+                """
+            )
+        )
+        func shown(_ step: Step, as name: String) throws -> JSONObject? {
+            #expect(app.emit(step, from: "app")?.isAccepted == true)
+            let screen = try #require(app.presentable(named: name))
+            return app.engine.screens(of: app.session)?[screen]?.description.parameters
+        }
+        #expect(try shown(Step("pick", ["withId": 5, "label": "x"]), as: "Detail") == ["withId": 5, "label": "x"])
+        #expect(try shown(Step("pick", ["withId": 6]), as: "Detail") == ["withId": 6, "label": .null])
+        #expect(
+            try shown(Step("pick", ["withId": 7, "label": "y", "extra": true]), as: "Detail")
+                == ["withId": 7, "label": "y"]
+        )
+        #expect(try shown(Step("swap", ["withId": 8, "label": "z"]), as: "Swapped") == ["withId": "z", "label": 8])
+    }
+
     @Test func startRunsAChildFlowWithEachKindOfStepperAndBothFlags() throws {
         var app = try Driver(
             try specification(

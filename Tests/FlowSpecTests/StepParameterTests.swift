@@ -50,6 +50,10 @@ import Testing
             problem(Step("movieIsPicked", ["withId": 5, "title": 7])) == "title must be a string, not a number"
         )
         #expect(problem(Step("plain", ["extra": 1])) == "extra is not declared for plain")
+        // As many as declared, one of them not declared; the optional one null and the required one left out.
+        #expect(problem(Step("movieIsPicked", ["withId": 5, "bogus": 1])) == "bogus is not declared for movieIsPicked")
+        #expect(problem(Step("movieIsPicked", ["title": .null])) == "withId is missing (it must be an int)")
+        #expect(problem(Step("movieIsPicked", ["title": "Heat"])) == "withId is missing (it must be an int)")
         #expect(problem(Step("movieIsPicked", ["withId": 5])) == nil)
         #expect(problem(Step("movieIsPicked", ["withId": 5, "title": .null])) == nil)
         #expect(problem(Step("movieIsPicked", ["withId": 5, "title": "Heat"])) == nil)
@@ -59,6 +63,38 @@ import Testing
         let reason = try #require(spec.parameterProblem(of: Step("movieIsPicked")))
         #expect(reason.code == "invalidParameters")
         #expect(reason.description == "movieIsPicked's parameter 'withId' is missing (it must be an int)")
+    }
+
+    /// Past the few parameters compared by name, they are looked up: a step of twelve is checked the same way.
+    @Test func aStepOfManyParametersIsCheckedTheSameWay() throws {
+        let names = (1...12).map { "p\($0)" }
+        let spec = try specification(
+            """
+            version: 1
+            session:
+              root: Main
+            steps:
+              many: { \(names.map { "\($0): int" }.joined(separator: ", ")), note: string? }
+            flows:
+              Main:
+                root: { stack: main }
+                on:
+                  many: []
+            """
+        )
+        var given = JSONObject(uniqueKeysWithValues: names.map { ($0, JSONValue.int(1)) })
+        #expect(spec.parameterProblem(of: Step("many", given)) == nil)
+        given["note"] = 3
+        #expect(
+            spec.parameterProblem(of: Step("many", given))
+                == .invalidParameters(step: "many", parameter: "note", problem: "must be a string, not a number")
+        )
+        given["note"] = nil
+        given["p7"] = nil
+        #expect(
+            spec.parameterProblem(of: Step("many", given))
+                == .invalidParameters(step: "many", parameter: "p7", problem: "is missing (it must be an int)")
+        )
     }
 
     @Test func aTypeThatIsNotOneIsReportedWithTheOptionalForm() {

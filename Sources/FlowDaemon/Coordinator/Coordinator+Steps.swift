@@ -172,16 +172,19 @@ extension Coordinator {
     /// sequence (an inspector reads a navigation before its commands), fates acknowledged (a stepper hears of
     /// its step's fate after its commands went out), guard questions asked.
     mutating func apply(_ effects: Effects) {
-        for event in effects.events {
+        // Events are read where they are, by index (`for event in` copies each one, its step and fate with it).
+        for index in effects.events.indices {
             var waiting: PendingAcknowledgement?
             // Who sent a step matters only to inspectors and to `drops`: an accepted step unwatched skips it.
-            if case .stepFate(let token, let step, let source, let fate) = event.kind,
+            if case .stepFate(let token, let step, let source, let fate) = effects.events[index].kind,
                 !fate.isAccepted || inspection.isWatched
             {
-                waiting = acknowledgement(awaiting: token, in: event.session)
-                rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: event.session)
+                let session = effects.events[index].session
+                waiting = acknowledgement(awaiting: token, in: session)
+                rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: session)
             }
             if inspection.isWatched {
+                let event = effects.events[index]
                 let sender = waiting
                 inspect(event.inspectionKind, session: event.session) { members in
                     event.writeInspectionFields(to: &members)
@@ -212,9 +215,9 @@ extension Coordinator {
             inspectCommands(body, session: batch.session)
         }
         // The fates, in order, read from the events where they are (no list of them made per step).
-        for event in effects.events {
-            if case .stepFate(let token, _, _, let fate) = event.kind {
-                acknowledge(token, in: event.session, fate: fate)
+        for index in effects.events.indices {
+            if case .stepFate(let token, _, _, let fate) = effects.events[index].kind {
+                acknowledge(token, in: effects.events[index].session, fate: fate)
             }
         }
         for question in effects.questions {

@@ -146,7 +146,9 @@ public struct Coordinator: Sendable {
         now: Int64
     ) -> [Outgoing] {
         self.now = max(self.now, now)
+        // A step's COMMANDS and STEP_ACK, in one allocation.
         output = []
+        output.reserveCapacity(4)
         impostor = nil
         guard admitMessage(from: peer, bytes: frames.reduce(0) { $0 + $1.count }) else {
             return output

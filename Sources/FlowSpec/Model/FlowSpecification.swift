@@ -108,8 +108,35 @@ extension StepDeclaration {
     /// The first of `parameters` that does not match the declaration, and how: a required one missing (or null),
     /// one of another type, or one not declared. `nil` when they all match.
     public func mismatch(in parameters: JSONObject) -> (parameter: String, problem: String)? {
+        matchesQuickly(parameters) ? nil : firstMismatch(in: parameters)
+    }
+
+    /// Whether `parameters` match the declaration, found without hashing a name: each given one is looked for
+    /// among the few declared (by comparing names), and the required ones are counted. `false` also when they may
+    /// not match: ``firstMismatch(in:)`` says which and how, in the declaration's order.
+    private func matchesQuickly(_ parameters: JSONObject) -> Bool {
+        guard parameters.count <= Self.quicklyMatchedCount else { return false }
+        var requiredGiven = 0
+        for (name, value) in parameters {
+            guard let index = self.parameters.indices.first(where: { self.parameters[$0].name == name }) else {
+                return false
+            }
+            if value == .null {
+                guard self.parameters[index].optional else { return false }
+                continue
+            }
+            guard self.parameters[index].type.accepts(value) else { return false }
+            if !self.parameters[index].optional { requiredGiven += 1 }
+        }
+        return requiredGiven == self.parameters.count(where: { !$0.optional })
+    }
+
+    /// Up to how many given parameters ``matchesQuickly(_:)`` compares names (beyond, hashing them is cheaper).
+    private static let quicklyMatchedCount = 8
+
+    private func firstMismatch(in parameters: JSONObject) -> (parameter: String, problem: String)? {
         // Declared names are distinct (they come from a mapping): when as many of the step's are declared as it
-        // has, none is extra, and nothing more is looked at (a step's common case).
+        // has, none is extra, and nothing more is looked at.
         var declaredGiven = 0
         for declared in self.parameters {
             let given = parameters[declared.name]

@@ -141,6 +141,9 @@ extension StepTemplate {
 extension [(name: String, value: ValueTemplate)] {
     /// The parameters, with `$references` taken from `step`'s parameters (missing ones are null).
     func bound(to step: Step) -> JSONObject {
+        if passesOn(step.parameters) {
+            return step.parameters
+        }
         var object = JSONObject(minimumCapacity: count)
         for (name, value) in self {
             switch value {
@@ -149,6 +152,21 @@ extension [(name: String, value: ValueTemplate)] {
             }
         }
         return object
+    }
+
+    /// Whether these parameters are the step's own, each under its own name (`{ n: $n, t: $t }` for a step with `n`
+    /// and `t` only): then they are the step's object itself, shared, with nothing hashed or made. Names are
+    /// distinct (they come from a mapping), so as many given as there are, each passed on as itself, is all of them.
+    private func passesOn(_ parameters: JSONObject) -> Bool {
+        guard parameters.count == count else { return false }
+        for name in parameters.keys {
+            let passedOn = contains { template in
+                guard template.name == name, case .reference(let reference) = template.value else { return false }
+                return reference == name
+            }
+            guard passedOn else { return false }
+        }
+        return true
     }
 }
 
