@@ -62,10 +62,10 @@ struct JSONTextParser {
         try enter()
         defer { depth -= 1 }
         position += 1
-        // Gathered first, then hashed into a table of the right size at once (growing it member by member
-        // rehashed it again and again).
-        var members: [(String, JSONValue)] = []
-        members.reserveCapacity(8)
+        // Into a table with room for the few members most objects have (growing it from nothing rehashed it again
+        // and again; gathering the members in a list first made a list for every object; more room would stay
+        // with every object kept, as a screen's parameters are). A repeated key: the last wins.
+        var members = JSONObject(minimumCapacity: 3)
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             position += 1
@@ -79,14 +79,14 @@ struct JSONTextParser {
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "after a member name")
             skipWhitespace()
-            members.append((key, try value()))
+            members[key] = try value()
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 position += 1
                 skipWhitespace()
             } else {
                 try expect(UInt8(ascii: "}"), "after a member (or \",\")")
-                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
+                return .object(members)
             }
         }
     }

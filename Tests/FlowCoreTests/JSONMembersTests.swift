@@ -21,6 +21,22 @@ import Testing
         String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whole numbers are written two digits at a time: tried at each length from 1 to 19 digits, at the edges of a
+    /// pair (9, 10, 99, 100, 101, 999, 1000), and at Int's limits.
+    @Test func wholeNumbersAreWrittenDigitForDigit() throws {
+        var numbers = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 9999, 10_000, Int.max, Int.min, -1, -10, -100]
+        var power = 1
+        for _ in 1...18 {
+            power *= 10
+            numbers += [power - 1, power, power + 7, -(power + 3)]
+        }
+        for number in numbers {
+            var writer = JSONObjectWriter()
+            writer.member("n", number)
+            #expect(text(writer.finished()) == "{\"n\":\(number)}")
+        }
+    }
+
     @Test func theWriterAndTheBuilderGiveTheSameObject() throws {
         var writer = JSONObjectWriter()
         sample(&writer)

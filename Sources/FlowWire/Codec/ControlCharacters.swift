@@ -9,7 +9,15 @@ public enum ControlCharacters {
 
     /// The first control character of `text`, if it holds one.
     public static func first(in text: String) -> Unicode.Scalar? {
-        text.unicodeScalars.first(where: contains)
+        // Printable ASCII, as identifiers nearly always are, holds none: read byte by byte (C1 characters are two
+        // bytes in UTF-8, the first of them not ASCII).
+        let printable = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
+        if printable == true {
+            return nil
+        }
+        return text.unicodeScalars.first(where: contains)
     }
 
     /// `text` with its control characters escaped (`\n`, `\r`, `\t`, else `\u{1b}`), cut after `limit` characters
