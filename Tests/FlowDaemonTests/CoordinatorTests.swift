@@ -599,6 +599,32 @@ import Testing
         #expect(reply.result.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == ["kiosk/app"])
     }
 
+    /// A session's last activity is noted to the second while its peers speak, and to the millisecond when one
+    /// leaves: the `sessions` query shows it.
+    @Test func aSessionsLastActivityIsNotedToTheSecondAndWhenAPeerLeaves() throws {
+        var bus = try Bus()
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        _ = bus.hello(.inspector, "ctl", session: nil)
+        func lastActivity() -> Int? {
+            let replies = bus.send(.query(Query(what: "sessions")), from: "ctl", session: nil)
+            guard case .reply(let reply)? = replies.first?.message else { return nil }
+            return reply.result.arrayValue?.first?.objectValue?["lastActivity"]?.intValue
+        }
+        let start = Int(bus.now)
+        bus.now += 1_500
+        bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        #expect(lastActivity() == start + 1_500)
+        bus.now += 300
+        bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        #expect(lastActivity() == start + 1_500)
+        bus.now += 800
+        bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
+        #expect(lastActivity() == start + 2_600)
+        bus.now += 10
+        bus.send(.bye(Bye()), from: "kiosk/app")
+        #expect(lastActivity() == start + 2_610)
+    }
+
     @Test func aBusyDaemonStillTicksAndNoticesSilentPeers() throws {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")

@@ -132,7 +132,14 @@ extension Coordinator {
             try startSession(session)
         case .step(let key, let sequence, let step, let source, let sender):
             steppers[key, default: StepperRecord()].take(sequence)
-            submitStep(step, from: source, sequence: sequence, of: key, sender: sender)
+            submitStep(
+                step,
+                from: source,
+                sequence: sequence,
+                of: key,
+                sender: sender,
+                parameterProblem: specification.parameterProblem(of: step)
+            )
         case .deepLink(let key, let sequence, let path, let sender):
             steppers[key, default: StepperRecord()].take(sequence)
             submitDeepLink(path, sequence: sequence, of: key, sender: sender)

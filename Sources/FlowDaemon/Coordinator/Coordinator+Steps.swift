@@ -29,13 +29,19 @@ extension Coordinator {
         } else {
             source = .stepper(peer.name)
         }
-        guard declared([message.step], sequence: message.sequence, of: key, from: peer, header: header) else { return }
+        // The step's declaration, looked up once: whether the step is declared, and whether its parameters match.
+        let declaration = specification.step(named: message.step.name)
+        guard declaration != nil || message.step.isNone else {
+            refuseUndeclared(message.step, sequence: message.sequence, of: key, from: peer, header: header)
+            return
+        }
         submitStep(
             message.step,
             from: source,
             sequence: message.sequence,
             of: key,
-            sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt)
+            sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt),
+            parameterProblem: declaration?.problem(with: message.step)
         )
     }
 
@@ -62,28 +68,41 @@ extension Coordinator {
     ) -> Bool {
         // The none step is known to every flow file: the engine drops it (`noneStep`), as RxFlow ignores it.
         if let unknown = steps.first(where: { !$0.isNone && specification.step(named: $0.name) == nil }) {
-            refuse(
-                sequence,
-                of: key,
-                StepRefusal(
-                    code: .unknownStep,
-                    message: "no step named '\(unknown.name)' is declared in \(specification.file)"
-                ),
-                to: peer.id,
-                correlation: header.id
-            )
+            refuseUndeclared(unknown, sequence: sequence, of: key, from: peer, header: header)
             return false
         }
         return true
     }
 
-    /// Gives a taken step to the engine; its fate is acknowledged when decided.
+    /// Refuses a numbered step (or deep link) for a step no declaration has.
+    private mutating func refuseUndeclared(
+        _ step: Step,
+        sequence: UInt64,
+        of key: StepperKey,
+        from peer: Peer,
+        header: Header
+    ) {
+        refuse(
+            sequence,
+            of: key,
+            StepRefusal(
+                code: .unknownStep,
+                message: "no step named '\(step.name)' is declared in \(specification.file)"
+            ),
+            to: peer.id,
+            correlation: header.id
+        )
+    }
+
+    /// Gives a taken step to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
+    /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do.
     mutating func submitStep(
         _ step: Step,
         from source: StepSource,
         sequence: UInt64,
         of key: StepperKey,
-        sender: StepSender
+        sender: StepSender,
+        parameterProblem: DropReason?
     ) {
         record(
             .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
@@ -92,7 +111,7 @@ extension Coordinator {
         counters.stepsIn += 1
         // Parameters that do not match the flow file: dropped before any flow sees them, with the parameter named.
         let (token, effects) =
-            if let problem = specification.parameterProblem(of: step) {
+            if let problem = parameterProblem {
                 engine.refuse(step, from: source, session: key.session, reason: problem)
             } else {
                 engine.receive(step, from: source, session: key.session)

@@ -178,15 +178,23 @@ public struct Coordinator: Sendable {
         var registered: Peer?
         if let index = peers.index(forKey: peer) {
             peers.values[index].lastHeard = self.now
-            registered = peers.values[index]
-            if let session = registered?.session {
+            // Its session's last activity, to the second while its peers speak (a peer that leaves notes it to the
+            // millisecond): enough for idle sessions and the `sessions` query, without a lookup per message.
+            if let session = peers.values[index].session,
+                self.now - peers.values[index].activityNoted >= Self.activityResolution
+            {
+                peers.values[index].activityNoted = self.now
                 let wall = wallNow
                 activity[session]?.lastActivity = wall
             }
+            registered = peers.values[index]
         }
         dispatch(envelope, from: peer, registered: registered, userID: userID)
         return output
     }
+
+    /// How often a session's last activity is noted while its peers speak (milliseconds).
+    static let activityResolution: Int64 = 1000
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.
     public mutating func tick(now: Int64) -> [Outgoing] {

@@ -14,6 +14,9 @@ struct Peer: Sendable, Hashable {
     /// When the daemon last heard from it and last sent to it (ms since 1970).
     var lastHeard: Int64
     var lastSent: Int64
+    /// When its message was last noted as its session's activity (flowd's clock; see
+    /// `Coordinator.activityResolution`).
+    var activityNoted: Int64 = .min / 2
 }
 
 /// A stepper's memory across reconnections: the sequences it sent and the fates they got.

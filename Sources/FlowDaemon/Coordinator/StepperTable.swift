@@ -1,21 +1,33 @@
 import FlowCore
+import FlowWire
 
 /// What flowd remembers of each sender's numbered steps, kept session by session: a session's senders are
 /// counted (``DaemonConfiguration/maxSteppersPerSession``), written and forgotten without looking at any other
 /// session's.
 struct StepperTable: Sendable {
-    private var bySession: [SessionID: [StepperKey: StepperRecord]] = [:]
+    /// A sender within its session (its key without the session, which the outer table already hashed).
+    private struct Sender: Hashable {
+        let role: Role
+        let name: String
+
+        init(_ key: StepperKey) {
+            role = key.role
+            name = key.name
+        }
+    }
+
+    private var bySession: [SessionID: [Sender: StepperRecord]] = [:]
     /// The sessions each inspector injected steps in: its records are numbered for its connection only.
     private var inspectorSessions: [String: Set<SessionID>] = [:]
 
     /// A sender's record, if it has one; setting `nil` forgets it.
     subscript(key: StepperKey) -> StepperRecord? {
-        get { bySession[key.session]?[key] }
+        get { bySession[key.session]?[Sender(key)] }
         set {
             if let newValue {
                 noteInspector(key)
-                bySession[key.session, default: [:]][key] = newValue
-            } else if bySession[key.session]?.removeValue(forKey: key) != nil {
+                bySession[key.session, default: [:]][Sender(key)] = newValue
+            } else if bySession[key.session]?.removeValue(forKey: Sender(key)) != nil {
                 if bySession[key.session]?.isEmpty == true {
                     bySession[key.session] = nil
                 }
@@ -31,16 +43,21 @@ struct StepperTable: Sendable {
 
     /// A sender's record, made when it has none; changed in place (a copy would copy its acknowledgements).
     subscript(key: StepperKey, default record: @autoclosure () -> StepperRecord) -> StepperRecord {
-        get { bySession[key.session]?[key] ?? record() }
+        get { bySession[key.session]?[Sender(key)] ?? record() }
         _modify {
             noteInspector(key)
-            yield &bySession[key.session, default: [:]][key, default: record()]
+            yield &bySession[key.session, default: [:]][Sender(key), default: record()]
         }
     }
 
     /// The records of one session's senders.
     func records(in session: SessionID) -> [StepperKey: StepperRecord] {
-        bySession[session] ?? [:]
+        let senders = bySession[session] ?? [:]
+        return Dictionary(
+            uniqueKeysWithValues: senders.map { sender, record in
+                (StepperKey(session: session, role: sender.role, name: sender.name), record)
+            }
+        )
     }
 
     /// How many senders of the session have a record.

@@ -163,9 +163,15 @@ extension FlowSpecification {
     /// parameters do not match its declaration. `nil` when they do, or when the step is not declared (refused
     /// before, with `unknownStep`).
     public func parameterProblem(of step: Step) -> DropReason? {
-        guard let declaration = self.step(named: step.name),
-            let (parameter, problem) = declaration.mismatch(in: step.parameters)
-        else { return nil }
+        self.step(named: step.name)?.problem(with: step)
+    }
+}
+
+extension StepDeclaration {
+    /// Why `step` (of this declaration) is dropped before any flow sees it: its parameters do not match. `nil` when
+    /// they do.
+    public func problem(with step: Step) -> DropReason? {
+        guard let (parameter, problem) = mismatch(in: step.parameters) else { return nil }
         return .invalidParameters(step: step.name, parameter: parameter, problem: problem)
     }
 }
