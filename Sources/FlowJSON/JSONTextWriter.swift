@@ -124,6 +124,11 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { text in
+            // Nearly all text has nothing to escape: found 8 bytes at a time, and copied whole.
+            guard Self.needsEscaping(text) else {
+                bytes.append(contentsOf: text)
+                return
+            }
             var start = 0
             for index in text.indices {
                 let byte = text[index]
@@ -149,5 +154,38 @@ struct JSONTextWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `text` holds a byte to escape: a control character (below 0x20), `"` or `\`.
+    static func needsEscaping(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = text.baseAddress else { return false }
+        let raw = UnsafeRawPointer(start)
+        var index = 0
+        while index + 8 <= text.count {
+            if wordNeedsEscaping(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                return true
+            }
+            index += 8
+        }
+        while index < text.count {
+            let byte = text[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// Whether one of a word's 8 bytes is below 0x20, `"` or `\` (the bit tricks for a zero byte and a byte below
+    /// n: each says exactly whether there is one, whatever the byte order).
+    private static func wordNeedsEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+        let backslash = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+        return (control | quote | backslash) != 0
     }
 }

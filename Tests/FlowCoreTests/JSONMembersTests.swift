@@ -21,6 +21,43 @@ import Testing
         String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Text is looked at 8 bytes at a time for what needs escaping: each character that does (a control character,
+    /// `"`, `\\`) is tried at every position of a 20-byte text, and those around them that do not (space, `!`, `#`,
+    /// `[`, `]`, DEL, `é`) are written as they are.
+    @Test func everyCharacterToEscapeIsFoundWhereverItIs() throws {
+        func escaped(_ text: String) -> String {
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                case "\u{08}": result += "\\b"
+                case "\u{0C}": result += "\\f"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+        let special: [Unicode.Scalar] = ["\u{00}", "\u{01}", "\u{1F}", "\"", "\\", "\n", "\t"]
+        let plain: [Unicode.Scalar] = [" ", "!", "#", "[", "]", "\u{7F}", "é"]
+        for scalar in special + plain {
+            for position in 0..<20 {
+                var sample = String(repeating: "a", count: 20)
+                let index = sample.index(sample.startIndex, offsetBy: position)
+                sample.replaceSubrange(index...index, with: String(scalar))
+                var writer = JSONObjectWriter()
+                writer.member("t", sample)
+                #expect(text(writer.finished()) == "{\"t\":\(escaped(sample))}")
+            }
+        }
+    }
+
     /// Whole numbers are written two digits at a time: tried at each length from 1 to 19 digits, at the edges of a
     /// pair (9, 10, 99, 100, 101, 999, 1000), and at Int's limits.
     @Test func wholeNumbersAreWrittenDigitForDigit() throws {
