@@ -14,8 +14,8 @@ public protocol JSONMembers {
     mutating func member(_ key: StaticString, object members: (inout Self) -> Void)
     /// A member whose value is `true` or `false`.
     mutating func member(_ key: StaticString, _ value: Bool)
-    /// A member whose value is an array of whole numbers.
-    mutating func member(_ key: StaticString, integers: [Int])
+    /// A member whose value is an array of whole numbers (any collection of them: a lazy map of ids makes no array).
+    mutating func member<Integers: Collection<Int>>(_ key: StaticString, integers: Integers)
     /// A member whose value is an array of objects, each written member by member by `write`.
     mutating func member<Element>(
         _ key: StaticString,
@@ -58,7 +58,7 @@ public struct JSONObjectBuilder: JSONMembers {
         object[key.description] = .bool(value)
     }
 
-    public mutating func member(_ key: StaticString, integers: [Int]) {
+    public mutating func member<Integers: Collection<Int>>(_ key: StaticString, integers: Integers) {
         object[key.description] = .array(integers.map(JSONValue.int))
     }
 

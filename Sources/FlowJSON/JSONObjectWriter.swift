@@ -77,9 +77,17 @@ public struct JSONObjectWriter: JSONMembers {
         writer.write(value)
     }
 
-    public mutating func member(_ key: StaticString, integers: [Int]) {
+    @inlinable
+    public mutating func member<Integers: Collection<Int>>(_ key: StaticString, integers: Integers) {
         name(key)
-        array(integers) { value, object in object.writer.write(value) }
+        writer.bytes.append(UInt8(ascii: "["))
+        var first = true
+        for value in integers {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.write(value)
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
     }
 
     @inlinable

@@ -73,6 +73,7 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    @usableFromInline
     mutating func write(_ value: Int) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))

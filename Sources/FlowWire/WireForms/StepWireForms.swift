@@ -98,7 +98,7 @@ extension WireFate: WireRepresentable {
     /// The fate's members given one by one (written straight as text on the hot path): those of ``wireFields``.
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("accepted", accepted)
-        members.member("flows", integers: flows.map { Int($0.rawValue) })
+        members.member("flows", integers: flows.lazy.map { Int($0.rawValue) })
         if let reason { members.member("reason", reason) }
         if let presentable { members.member("presentable", Int(presentable.rawValue)) }
         if let flow { members.member("flow", Int(flow.rawValue)) }
