@@ -21,7 +21,9 @@ public struct Navigator: Sendable {
     var ids: IDAllocator
     /// How many presentables may be on screen (``EngineOptions/maxPresentables``).
     let maxPresentables: Int
-    var made: [PresentableID: PresentableDescription] = [:]
+    /// The presentables this navigation made, in order: their ids follow one another from `firstMade`.
+    private var made: [PresentableDescription] = []
+    private let firstMade: UInt32
     var childFlows: [FlowID: any Flow] = [:]
     var commands = PresenterCommands()
     var rejections: [(operation: String, reason: FlowCoreError)] = []
@@ -45,6 +47,7 @@ public struct Navigator: Sendable {
         self.sessionData = sessionData
         self.screens = screens
         self.ids = ids
+        self.firstMade = ids.lastPresentable &+ 1
         self.maxPresentables = maxPresentables
         self.presenter = screens[root]?.presenter ?? mainPresenter
     }
@@ -82,8 +85,14 @@ public struct Navigator: Sendable {
         flow: FlowID
     ) -> PresentableID {
         let id = ids.nextPresentable()
-        made[id] = PresentableDescription(id: id, style: style, name: name, parameters: parameters, flow: flow)
+        made.append(PresentableDescription(id: id, style: style, name: name, parameters: parameters, flow: flow))
         return id
+    }
+
+    /// The description of a presentable this navigation made (`nil` for any other id).
+    func madeDescription(of id: PresentableID) -> PresentableDescription? {
+        let offset = Int(id.rawValue) - Int(firstMade)
+        return made.indices.contains(offset) ? made[offset] : nil
     }
 
     // MARK: Changing the screen
@@ -190,7 +199,7 @@ public struct Navigator: Sendable {
     }
 
     private mutating func madeDescription(_ id: PresentableID, operation: String) -> PresentableDescription? {
-        if let description = made[id], screens[id] == nil {
+        if let description = madeDescription(of: id), screens[id] == nil {
             return description
         }
         let reason =

@@ -28,20 +28,21 @@ extension Coordinator {
         let messageRate = Double(configuration.peerMessageRate)
         let byteRate = Double(configuration.peerByteRate)
         guard messageRate > 0 || byteRate > 0 else { return true }
-        var allowance =
-            allowances[peer] ?? MessageAllowance(messages: messageRate * 2, bytes: byteRate * 2, counted: now)
-        let elapsed = Double(now - allowance.counted) / 1000
-        allowance.messages = min(messageRate * 2, allowance.messages + elapsed * messageRate)
-        allowance.bytes = min(byteRate * 2, allowance.bytes + elapsed * byteRate)
-        allowance.counted = now
-        defer { allowances[peer] = allowance }
-        let overMessages = messageRate > 0 && allowance.messages < 1
-        let overBytes = byteRate > 0 && allowance.bytes < Double(bytes)
-        if !overMessages && !overBytes {
-            allowance.messages -= 1
-            allowance.bytes -= Double(bytes)
+        // Counted in place, with one lookup: nearly every message is within its peer's allowance.
+        let now = self.now
+        let within = Self.spend(
+            &allowances[peer, default: MessageAllowance(messages: messageRate * 2, bytes: byteRate * 2, counted: now)],
+            messageRate: messageRate,
+            byteRate: byteRate,
+            bytes: bytes,
+            now: now
+        )
+        if within {
             return true
         }
+        guard var allowance = allowances[peer] else { return false }
+        defer { allowances[peer] = allowance }
+        let overBytes = byteRate > 0 && allowance.bytes < Double(bytes)
         Counters.bump(&counters.errors, "flood")
         counters.boundsHit[overBytes ? "byteRate" : "messageRate", default: 0] += 1
         // A flood goes on while drops come less than a second apart, whatever passes in between.
@@ -68,6 +69,26 @@ extension Coordinator {
             )
         }
         return false
+    }
+
+    /// Refills an allowance for the time passed and, when it holds a message of `bytes` bytes, takes them from it.
+    private static func spend(
+        _ allowance: inout MessageAllowance,
+        messageRate: Double,
+        byteRate: Double,
+        bytes: Int,
+        now: Int64
+    ) -> Bool {
+        let elapsed = Double(now - allowance.counted) / 1000
+        allowance.messages = min(messageRate * 2, allowance.messages + elapsed * messageRate)
+        allowance.bytes = min(byteRate * 2, allowance.bytes + elapsed * byteRate)
+        allowance.counted = now
+        let overMessages = messageRate > 0 && allowance.messages < 1
+        let overBytes = byteRate > 0 && allowance.bytes < Double(bytes)
+        guard !overMessages && !overBytes else { return false }
+        allowance.messages -= 1
+        allowance.bytes -= Double(bytes)
+        return true
     }
 
     /// Forgets the allowances of peers quiet long enough to have full buckets again.

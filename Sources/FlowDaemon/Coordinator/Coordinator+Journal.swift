@@ -4,11 +4,12 @@ import FlowWire
 
 extension Coordinator {
     /// Keeps an input that changed a session, to be written before anything it caused leaves flowd. Nothing is
-    /// kept by an ephemeral flowd, or while the journal is replayed.
-    mutating func record(_ input: JournalInput, session: SessionID) {
+    /// kept by an ephemeral flowd, or while the journal is replayed. `known`: the caller has just seen that the
+    /// session exists (a numbered step's), and it is not looked up again.
+    mutating func record(_ input: JournalInput, session: SessionID, known: Bool = false) {
         // A session that does not exist keeps nothing (an inspector naming an unknown one, a peer of an ended one):
         // what was said to it changes no session, and its entries would never be removed.
-        guard journal.isRecording, engine.hasSession(session) || input.startsSession else { return }
+        guard journal.isRecording, known || engine.hasSession(session) || input.startsSession else { return }
         let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
         do {
             journal.add(try entry.encoded(), session: session, snapshotEvery: configuration.snapshotEvery)

@@ -94,7 +94,7 @@ extension Coordinator {
         )
     }
 
-    /// Gives a taken step to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
+    /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
     /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do.
     mutating func submitStep(
         _ step: Step,
@@ -106,7 +106,8 @@ extension Coordinator {
     ) {
         record(
             .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
-            session: key.session
+            session: key.session,
+            known: true
         )
         counters.stepsIn += 1
         // Parameters that do not match the flow file: dropped before any flow sees them, with the parameter named.
@@ -121,7 +122,11 @@ extension Coordinator {
 
     /// Gives a taken deep link to the engine; its fate is acknowledged when decided.
     mutating func submitDeepLink(_ path: [Step], sequence: UInt64, of key: StepperKey, sender: StepSender) {
-        record(.deepLink(stepper: key, sequence: sequence, path: path, sender: sender), session: key.session)
+        record(
+            .deepLink(stepper: key, sequence: sequence, path: path, sender: sender),
+            session: key.session,
+            known: true
+        )
         counters.stepsIn += 1
         let specification = specification
         // The none step is never navigated, in a deep link as on its own.
