@@ -353,6 +353,35 @@ import Testing
         // A step is written compact (the other inputs through Codable).
         let step = JournalEntry(session: "kiosk-7/ü", time: 1_000, wall: 5, input: inputs[1])
         #expect(String(decoding: try step.encoded(), as: UTF8.self).hasPrefix(#"{"v":2,"session":"kiosk-7/ü","#))
+        // With the STEP's body as it came, the entry keeps the body as it is (v3) and reads back the same: tried with
+        // parameters of every kind, from a stepper and from a presentable; a body beyond the embedded size is written
+        // with the step's own members (v2).
+        for input in inputs.prefix(3) {
+            guard case .step(_, let sequence, let stepValue, let source, _) = input else { continue }
+            let entry = JournalEntry(session: "kiosk-7/ü", time: 1_000, wall: 5, input: input)
+            let presentable: PresentableID? = if case .presentable(let id) = source { id } else { nil }
+            let body = WireCodec().body(
+                of: .step(StepMessage(step: stepValue, sequence: sequence, presentable: presentable))
+            )
+            let text = try entry.encoded(stepBody: body)
+            #expect(String(decoding: text, as: UTF8.self).hasPrefix(#"{"v":3,"session":"kiosk-7/ü","#))
+            #expect(String(decoding: text, as: UTF8.self).contains(String(decoding: body, as: UTF8.self)))
+            #expect(try JournalEntry.decoded(from: text) == entry)
+        }
+        let long = Step("movieIsPicked", ["title": .string(String(repeating: "é", count: 400))])
+        let longInput = JournalInput.step(
+            stepper: key,
+            sequence: 11,
+            step: long,
+            source: .stepper("app"),
+            sender: sender
+        )
+        let longEntry = JournalEntry(session: "kiosk-7/ü", time: 1_000, wall: 5, input: longInput)
+        let longText = try longEntry.encoded(
+            stepBody: WireCodec().body(of: .step(StepMessage(step: long, sequence: 11)))
+        )
+        #expect(String(decoding: longText, as: UTF8.self).hasPrefix(#"{"v":2,"#))
+        #expect(try JournalEntry.decoded(from: longText) == longEntry)
         // A step whose sender's key names another session goes through Codable, and reads back as well.
         let other = StepperKey(session: "lobby", role: .stepper, name: "app")
         let elsewhere = JournalEntry(
@@ -366,8 +395,9 @@ import Testing
     }
 
     /// A damaged compact entry is refused with the member that is wrong, never read as something else. Tried: a
-    /// member missing, one of the wrong type, an unknown role, a negative sequence, a presentable out of range, and
-    /// text that is not JSON.
+    /// member missing, one of the wrong type, an unknown role, a negative sequence, a presentable out of range, a
+    /// negative correlation, text that is not JSON; with the STEP body kept (v3): no body, a body that is not an
+    /// object, one without a step, one with sequence 0.
     @Test(arguments: [
         (
             #"{"v":2,"session":"k","time":1,"wall":1,"role":"stepper","sequence":1,"step":"a","parameters":{},"stepper":"s","peer":"p","correlation":1,"sentAt":1}"#,
@@ -393,7 +423,27 @@ import Testing
             #"{"v":2,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","sequence":1,"step":"a","parameters":{},"presentable":4294967296,"peer":"p","correlation":1,"sentAt":1}"#,
             "presentable"
         ),
+        (
+            #"{"v":2,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","sequence":1,"step":"a","parameters":{},"stepper":"s","peer":"p","correlation":-1,"sentAt":1}"#,
+            "correlation"
+        ),
         (#"{"v":2,"session":"k""#, ""),
+        (
+            #"{"v":3,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","stepper":"s","peer":"p","correlation":1,"sentAt":1}"#,
+            "message"
+        ),
+        (
+            #"{"v":3,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","message":[1],"stepper":"s","peer":"p","correlation":1,"sentAt":1}"#,
+            "message"
+        ),
+        (
+            #"{"v":3,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","message":{"sequence":1},"stepper":"s","peer":"p","correlation":1,"sentAt":1}"#,
+            "message"
+        ),
+        (
+            #"{"v":3,"session":"k","time":1,"wall":1,"role":"stepper","name":"n","message":{"step":{"name":"a","parameters":{}},"sequence":0},"stepper":"s","peer":"p","correlation":1,"sentAt":1}"#,
+            "message"
+        ),
     ])
     func aDamagedCompactEntryIsRefused(text: String, member: String) {
         do {

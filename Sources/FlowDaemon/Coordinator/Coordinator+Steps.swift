@@ -2,8 +2,9 @@ import FlowCore
 import FlowWire
 
 extension Coordinator {
-    /// A step: numbered, checked, applied at most once per (stepper, sequence), acknowledged with its fate.
-    mutating func step(_ message: StepMessage, from peer: Peer, header: Header) {
+    /// A step: numbered, checked, applied at most once per (stepper, sequence), acknowledged with its fate. `body`:
+    /// the message's body as it came (its journal entry keeps it).
+    mutating func step(_ message: StepMessage, from peer: Peer, header: Header, body: [UInt8]? = nil) {
         guard let (session, key) = number(message.sequence, from: peer, header: header) else { return }
         let source: StepSource
         if let presentable = message.presentable {
@@ -41,7 +42,8 @@ extension Coordinator {
             sequence: message.sequence,
             of: key,
             sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt),
-            parameterProblem: declaration?.problem(with: message.step)
+            parameterProblem: declaration?.problem(with: message.step),
+            body: body
         )
     }
 
@@ -95,19 +97,22 @@ extension Coordinator {
     }
 
     /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
-    /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do.
+    /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do;
+    /// `body`: the STEP's body as it came, for its journal entry.
     mutating func submitStep(
         _ step: Step,
         from source: StepSource,
         sequence: UInt64,
         of key: StepperKey,
         sender: StepSender,
-        parameterProblem: DropReason?
+        parameterProblem: DropReason?,
+        body: [UInt8]? = nil
     ) {
         record(
             .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
             session: key.session,
-            known: true
+            known: true,
+            stepBody: body
         )
         counters.stepsIn += 1
         // Parameters that do not match the flow file: dropped before any flow sees them, with the parameter named.

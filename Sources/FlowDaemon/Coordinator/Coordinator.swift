@@ -189,7 +189,7 @@ public struct Coordinator: Sendable {
             }
             registered = peers.values[index]
         }
-        dispatch(envelope, from: peer, registered: registered, userID: userID)
+        dispatch(envelope, body: frames[3], from: peer, registered: registered, userID: userID)
         return output
     }
 
@@ -251,7 +251,14 @@ public struct Coordinator: Sendable {
 
     // MARK: Dispatch
 
-    private mutating func dispatch(_ envelope: Envelope, from peer: String, registered: Peer?, userID: String?) {
+    /// `body`: the message's body frame, as it came (a STEP's is kept in its journal entry).
+    private mutating func dispatch(
+        _ envelope: Envelope,
+        body: [UInt8],
+        from peer: String,
+        registered: Peer?,
+        userID: String?
+    ) {
         let header = envelope.header
         if let (code, message) = Self.identifierProblem(in: envelope) {
             reply(to: peer, correlation: header.id, error: code, message)
@@ -280,7 +287,7 @@ public struct Coordinator: Sendable {
         case .bye:
             unregister(peer, reason: "said BYE")
         case .step(let step):
-            self.step(step, from: registered, header: header)
+            self.step(step, from: registered, header: header, body: body)
         case .deepLink(let link):
             deepLink(link, from: registered, header: header)
         case .visibility(let report):

@@ -2,38 +2,52 @@ import FlowCore
 import FlowWire
 
 /// How a journal entry is written and read. A step — the entry written for almost every input under load — is
-/// written compact, flat, member by member (`"v":2` first); every other input, and a step that does not fit the
-/// compact form, goes through `Codable`. Both forms are read back, so a journal written before the compact form
-/// still replays.
+/// written compact, flat, member by member: with the STEP message's body as it came (`"v":3`, the body at most
+/// ``maxEmbeddedBody`` bytes: nothing of it is written again), else with the step's members (`"v":2`). Every other
+/// input, and a step that does not fit the compact form, goes through `Codable`. Every form is read back, so a
+/// journal written by an earlier flowd still replays.
 ///
 /// ```json
+/// {"v":3,"session":"kiosk","time":1200,"wall":1790000000000,"role":"stepper","name":"app","stepper":"app",
+///  "peer":"kiosk/app","correlation":12,"sentAt":1790000000000,
+///  "message":{"step":{"name":"movieIsPicked","parameters":{"withId":3}},"sequence":7}}
 /// {"v":2,"session":"kiosk","time":1200,"wall":1790000000000,"role":"stepper","name":"app","sequence":7,
 ///  "step":"movieIsPicked","parameters":{"withId":3},"stepper":"app","peer":"kiosk/app","correlation":12,
 ///  "sentAt":1790000000000}
 /// ```
 /// (`"presentable":4` instead of `"stepper"` for a step a presenter emitted as its screen.)
 extension JournalEntry {
-    /// The compact form's version member.
+    /// The compact form's version member, with the step's members.
     static let compactVersion = 2
+    /// The compact form's version member, with the STEP message's body.
+    static let compactWithMessageVersion = 3
+    /// The largest STEP body written as it came (a larger one, with members a peer may add, is written as v2).
+    static let maxEmbeddedBody = 512
 
-    /// The entry as JSON text, on one line.
-    func encoded() throws -> [UInt8] {
+    /// The entry as JSON text, on one line. `stepBody`: the body of the STEP message the entry's step came in
+    /// (valid JSON, read by ``WireCodec``, whose step and sequence are the entry's), written as it is.
+    func encoded(stepBody: [UInt8]? = nil) throws -> [UInt8] {
         guard case .step(let stepper, let sequence, let step, let source, let sender) = input,
             stepper.session == session, let sequence = Int(exactly: sequence),
             let correlation = Int(exactly: sender.correlation)
         else {
             return try FlowJSON.encode(self)
         }
-        var entry = JSONObjectWriter(capacity: 192)
-        entry.member("v", Self.compactVersion)
+        let body = stepBody.flatMap { $0.count <= Self.maxEmbeddedBody ? $0 : nil }
+        var entry = JSONObjectWriter(capacity: 256)
+        entry.member("v", body == nil ? Self.compactVersion : Self.compactWithMessageVersion)
         entry.member("session", session.rawValue)
         entry.member("time", Int(time))
         entry.member("wall", Int(wall))
         entry.member("role", stepper.role.rawValue)
         entry.member("name", stepper.name)
-        entry.member("sequence", sequence)
-        entry.member("step", step.name)
-        entry.member("parameters", .object(step.parameters))
+        if let body {
+            entry.member("message", jsonText: body)
+        } else {
+            entry.member("sequence", sequence)
+            entry.member("step", step.name)
+            entry.member("parameters", .object(step.parameters))
+        }
         switch source {
         case .stepper(let name): entry.member("stepper", name)
         case .presentable(let id): entry.member("presentable", Int(id.rawValue))
@@ -47,7 +61,9 @@ extension JournalEntry {
     /// An entry read back from its text, in either form.
     static func decoded(from text: some Collection<UInt8>) throws -> JournalEntry {
         let value = try JSONValue(parsing: text)
-        guard let members = value.objectValue, members["v"] == .int(compactVersion) else {
+        guard let members = value.objectValue,
+            members["v"] == .int(compactVersion) || members["v"] == .int(compactWithMessageVersion)
+        else {
             return try FlowJSON.decode(JournalEntry.self, from: value)
         }
         return try compactStep(members)
@@ -64,11 +80,25 @@ extension JournalEntry {
             return number
         }
         guard let role = Role(rawValue: try string("role")) else { throw CompactEntryError(member: "role") }
-        guard let sequence = UInt64(exactly: try integer("sequence")),
-            let correlation = UInt64(exactly: try integer("correlation"))
-        else { throw CompactEntryError(member: "sequence") }
-        guard case .object(let parameters)? = members["parameters"] else {
-            throw CompactEntryError(member: "parameters")
+        // The step and its sequence: from the STEP body as it came (v3), or from the entry's own members (v2).
+        let step: Step
+        let sequence: UInt64
+        if members["v"] == .int(compactWithMessageVersion) {
+            guard let body = members["message"], let message = try? StepMessage(wire: body, at: "message") else {
+                throw CompactEntryError(member: "message")
+            }
+            (step, sequence) = (message.step, message.sequence)
+        } else {
+            guard let number = UInt64(exactly: try integer("sequence")) else {
+                throw CompactEntryError(member: "sequence")
+            }
+            guard case .object(let parameters)? = members["parameters"] else {
+                throw CompactEntryError(member: "parameters")
+            }
+            (step, sequence) = (Step(try string("step"), parameters), number)
+        }
+        guard let correlation = UInt64(exactly: try integer("correlation")) else {
+            throw CompactEntryError(member: "correlation")
         }
         let source: StepSource
         if members["stepper"] != nil {
@@ -86,7 +116,7 @@ extension JournalEntry {
             input: .step(
                 stepper: StepperKey(session: session, role: role, name: try string("name")),
                 sequence: sequence,
-                step: Step(try string("step"), parameters),
+                step: step,
                 source: source,
                 sender: StepSender(
                     peer: try string("peer"),
