@@ -71,8 +71,10 @@ extension Coordinator {
             return nil
         }
         // A session flowd does not have (an inspector's injection names any): its fate at once, and nothing kept for
-        // it, sequence numbers included.
-        guard engine.hasSession(session) else {
+        // it, sequence numbers included. A peer registered for its session, other than an inspector, is unregistered
+        // when the session ends (or goes to another instance of a fleet): its session is there, not looked up.
+        let registeredThere = peer.session == session && peer.role != .inspector
+        guard registeredThere || engine.hasSession(session) else {
             Counters.bump(&counters.dropped, DropReason.unknownSession.code)
             send(
                 .stepAck(StepAck(sequence: sequence, fate: WireFate(.dropped(.unknownSession)))),

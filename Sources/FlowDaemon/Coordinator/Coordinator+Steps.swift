@@ -239,7 +239,7 @@ extension Coordinator {
                 step: batch.step
             )
             let body = codec.body(of: .commands(message))
-            let topic = "cmd/" + batch.session.rawValue + "/" + batch.presenter.rawValue
+            let topic = Self.commandsTopic(session: batch.session, presenter: batch.presenter)
             publish(.commands, body: body, topic: topic, session: batch.session)
             inspectCommands(body, session: batch.session)
         }
@@ -255,6 +255,16 @@ extension Coordinator {
         for reached in effects.limitsReached where !journal.isReplaying {
             noteBoundHit(reached.limit, "session \(LogText.quoted(reached.session.rawValue)): \(reached.message)")
         }
+    }
+
+    /// The topic a presenter's COMMANDS are published on, `cmd/<session>/<presenter>`, made in one piece.
+    static func commandsTopic(session: SessionID, presenter: PresenterID) -> String {
+        var topic = "cmd/"
+        topic.reserveCapacity(5 + session.rawValue.utf8.count + presenter.rawValue.utf8.count)
+        topic += session.rawValue
+        topic += "/"
+        topic += presenter.rawValue
+        return topic
     }
 
     /// The next command batch sequence of a presenter, counted.
