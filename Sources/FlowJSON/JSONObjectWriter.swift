@@ -32,6 +32,16 @@ public struct JSONObjectWriter: JSONMembers {
         swap(&object.writer.bytes, &text)
     }
 
+    /// Goes on writing members after those of `text`: an object's text, open (no closing brace), with at least one
+    /// member (members written once and used as the start of many objects). `capacity`: the room to keep for the
+    /// whole text.
+    public init(continuing text: [UInt8], capacity: Int) {
+        writer = JSONTextWriter(capacity: 0)
+        writer.bytes.reserveCapacity(capacity)
+        writer.bytes += text
+        empty = false
+    }
+
     private init(writer: JSONTextWriter) {
         self.writer = writer
     }

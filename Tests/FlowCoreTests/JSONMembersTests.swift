@@ -58,6 +58,19 @@ import Testing
         }
     }
 
+    /// Members written once and used as the start of many objects: the writer goes on after them.
+    @Test func aWriterGoesOnAfterMembersWrittenBefore() {
+        var start = JSONObjectWriter()
+        start.member("v", 3)
+        start.member("peer", "kiosk/app")
+        let open = Array(start.finished().dropLast())
+        for sequence in 1...3 {
+            var entry = JSONObjectWriter(continuing: open, capacity: 64)
+            entry.member("sequence", sequence)
+            #expect(text(entry.finished()) == #"{"v":3,"peer":"kiosk/app","sequence":"# + "\(sequence)}")
+        }
+    }
+
     /// Whole numbers are written two digits at a time: tried at each length from 1 to 19 digits, at the edges of a
     /// pair (9, 10, 99, 100, 101, 999, 1000), and at Int's limits.
     @Test func wholeNumbersAreWrittenDigitForDigit() throws {

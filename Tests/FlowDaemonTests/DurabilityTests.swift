@@ -367,6 +367,24 @@ import Testing
             #expect(String(decoding: text, as: UTF8.self).hasPrefix(#"{"v":3,"session":"kiosk-7/ü","#))
             #expect(String(decoding: text, as: UTF8.self).contains(String(decoding: body, as: UTF8.self)))
             #expect(try JournalEntry.decoded(from: text) == entry)
+            // The sender's members written once at its registration make the same text; another sender's are not
+            // used (an entry names its own sender).
+            #expect(
+                try entry.encoded(stepBody: body, sender: JournalSenderText(stepper: key, peer: sender.peer)) == text
+            )
+            for other in [
+                JournalSenderText(stepper: key, peer: "kiosk-7/other"),
+                JournalSenderText(
+                    stepper: StepperKey(session: "lobby", role: .presenter, name: key.name),
+                    peer: sender.peer
+                ),
+                JournalSenderText(
+                    stepper: StepperKey(session: key.session, role: .stepper, name: key.name),
+                    peer: sender.peer
+                ),
+            ] {
+                #expect(try entry.encoded(stepBody: body, sender: other) == text)
+            }
         }
         let long = Step("movieIsPicked", ["title": .string(String(repeating: "é", count: 400))])
         let longInput = JournalInput.step(

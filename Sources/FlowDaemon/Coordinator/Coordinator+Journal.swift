@@ -6,15 +6,22 @@ extension Coordinator {
     /// Keeps an input that changed a session, to be written before anything it caused leaves flowd. Nothing is
     /// kept by an ephemeral flowd, or while the journal is replayed. `known`: the caller has just seen that the
     /// session exists (a numbered step's), and it is not looked up again.
-    /// `stepBody`: the body of the STEP message a `.step` input came in, kept as it is in the entry.
-    mutating func record(_ input: JournalInput, session: SessionID, known: Bool = false, stepBody: [UInt8]? = nil) {
+    /// `stepBody`: the body of the STEP message a `.step` input came in, kept as it is in the entry, and
+    /// `journalSender` the first members of its entry.
+    mutating func record(
+        _ input: JournalInput,
+        session: SessionID,
+        known: Bool = false,
+        stepBody: [UInt8]? = nil,
+        journalSender: JournalSenderText? = nil
+    ) {
         // A session that does not exist keeps nothing (an inspector naming an unknown one, a peer of an ended one):
         // what was said to it changes no session, and its entries would never be removed.
         guard journal.isRecording, known || engine.hasSession(session) || input.startsSession else { return }
         let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
         do {
             journal.add(
-                try entry.encoded(stepBody: stepBody),
+                try entry.encoded(stepBody: stepBody, sender: journalSender),
                 session: session,
                 snapshotEvery: configuration.snapshotEvery
             )

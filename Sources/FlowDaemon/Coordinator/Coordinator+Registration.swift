@@ -108,7 +108,16 @@ extension Coordinator {
             session: session,
             grant: grant,
             lastHeard: now,
-            lastSent: now
+            lastSent: now,
+            journalSender: configuration.durable
+                ? session.map { session in
+                    // Its steps' key: an inspector numbers them on its own connection (see `number`).
+                    let name = hello.role == .inspector ? peer : name
+                    return JournalSenderText(
+                        stepper: StepperKey(session: session, role: hello.role, name: name),
+                        peer: peer
+                    )
+                } : nil
         )
         let lastSequence = session.flatMap {
             steppers[StepperKey(session: $0, role: hello.role, name: name)]?.lastSequence

@@ -43,7 +43,8 @@ extension Coordinator {
             of: key,
             sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt),
             parameterProblem: declaration?.problem(with: message.step),
-            body: body
+            body: body,
+            journalSender: peer.journalSender
         )
     }
 
@@ -98,7 +99,7 @@ extension Coordinator {
 
     /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
     /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do;
-    /// `body`: the STEP's body as it came, for its journal entry.
+    /// `body`: the STEP's body as it came, and `journalSender` its sender's members, for its journal entry.
     mutating func submitStep(
         _ step: Step,
         from source: StepSource,
@@ -106,13 +107,15 @@ extension Coordinator {
         of key: StepperKey,
         sender: StepSender,
         parameterProblem: DropReason?,
-        body: [UInt8]? = nil
+        body: [UInt8]? = nil,
+        journalSender: JournalSenderText? = nil
     ) {
         record(
             .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
             session: key.session,
             known: true,
-            stepBody: body
+            stepBody: body,
+            journalSender: journalSender
         )
         counters.stepsIn += 1
         // Parameters that do not match the flow file: dropped before any flow sees them, with the parameter named.

@@ -17,6 +17,8 @@ struct Peer: Sendable, Hashable {
     /// When its message was last noted as its session's activity (flowd's clock; see
     /// `Coordinator.activityResolution`).
     var activityNoted: Int64 = .min / 2
+    /// The first members of its steps' journal entries (a durable flowd's peer registered for a session).
+    var journalSender: JournalSenderText? = nil
 }
 
 /// A stepper's memory across reconnections: the sequences it sent and the fates they got.

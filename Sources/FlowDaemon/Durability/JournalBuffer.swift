@@ -63,11 +63,13 @@ struct JournalBuffer: Sendable {
     /// Counts an entry in its session's tail; returns the tail.
     @discardableResult
     mutating func noteEntry(of session: SessionID, bytes: Int) -> JournalTail {
-        var tail = tails[session, default: JournalTail()]
-        tail.entries += 1
-        tail.bytes += bytes
-        tails[session] = tail
-        return tail
+        // In place: one lookup.
+        func count(_ tail: inout JournalTail) -> JournalTail {
+            tail.entries += 1
+            tail.bytes += bytes
+            return tail
+        }
+        return count(&tails[session, default: JournalTail()])
     }
 
     /// A snapshot of the session was written: its journal starts again.

@@ -3,16 +3,18 @@ import FlowWire
 
 /// How a journal entry is written and read. A step — the entry written for almost every input under load — is
 /// written compact, flat, member by member: with the STEP message's body as it came (`"v":3`, the body at most
-/// ``maxEmbeddedBody`` bytes: nothing of it is written again), else with the step's members (`"v":2`). Every other
+/// ``maxEmbeddedBody`` bytes: nothing of it is written again; its first members, who sent it, are the same for all
+/// of a sender's steps: ``JournalSenderText``), else with the step's members (`"v":2`). Members are read by name,
+/// in any order. Every other
 /// input, and a step that does not fit the compact form, goes through `Codable`. Every form is read back, so a
 /// journal written by an earlier flowd still replays.
 ///
 /// ```json
-/// {"v":3,"session":"kiosk","time":1200,"wall":1790000000000,"role":"stepper","name":"app","stepper":"app",
-///  "peer":"kiosk/app","correlation":12,"sentAt":1790000000000,
-///  "message":{"step":{"name":"movieIsPicked","parameters":{"withId":3}},"sequence":7}}
-/// {"v":2,"session":"kiosk","time":1200,"wall":1790000000000,"role":"stepper","name":"app","sequence":7,
-///  "step":"movieIsPicked","parameters":{"withId":3},"stepper":"app","peer":"kiosk/app","correlation":12,
+/// {"v":3,"session":"kiosk","role":"stepper","name":"app","peer":"kiosk/app","time":1200,"wall":1790000000000,
+///  "message":{"step":{"name":"movieIsPicked","parameters":{"withId":3}},"sequence":7},"stepper":"app",
+///  "correlation":12,"sentAt":1790000000000}
+/// {"v":2,"session":"kiosk","role":"stepper","name":"app","peer":"kiosk/app","time":1200,"wall":1790000000000,
+///  "sequence":7,"step":"movieIsPicked","parameters":{"withId":3},"stepper":"app","correlation":12,
 ///  "sentAt":1790000000000}
 /// ```
 /// (`"presentable":4` instead of `"stepper"` for a step a presenter emitted as its screen.)
@@ -25,8 +27,9 @@ extension JournalEntry {
     static let maxEmbeddedBody = 512
 
     /// The entry as JSON text, on one line. `stepBody`: the body of the STEP message the entry's step came in
-    /// (valid JSON, read by ``WireCodec``, whose step and sequence are the entry's), written as it is.
-    func encoded(stepBody: [UInt8]? = nil) throws -> [UInt8] {
+    /// (valid JSON, read by ``WireCodec``, whose step and sequence are the entry's), written as it is; `sender`: its
+    /// sender's members, written when it registered (used when they are this entry's sender's).
+    func encoded(stepBody: [UInt8]? = nil, sender senderText: JournalSenderText? = nil) throws -> [UInt8] {
         guard case .step(let stepper, let sequence, let step, let source, let sender) = input,
             stepper.session == session, let sequence = Int(exactly: sequence),
             let correlation = Int(exactly: sender.correlation)
@@ -34,13 +37,16 @@ extension JournalEntry {
             return try FlowJSON.encode(self)
         }
         let body = stepBody.flatMap { $0.count <= Self.maxEmbeddedBody ? $0 : nil }
-        var entry = JSONObjectWriter(capacity: 256)
-        entry.member("v", body == nil ? Self.compactVersion : Self.compactWithMessageVersion)
-        entry.member("session", session.rawValue)
+        var entry: JSONObjectWriter
+        if let body, let senderText, senderText.stepper == stepper, senderText.peer == sender.peer {
+            entry = JSONObjectWriter(continuing: senderText.text, capacity: senderText.text.count + body.count + 160)
+        } else {
+            entry = JSONObjectWriter(capacity: 256)
+            entry.member("v", body == nil ? Self.compactVersion : Self.compactWithMessageVersion)
+            Self.writeSender(stepper, peer: sender.peer, to: &entry)
+        }
         entry.member("time", Int(time))
         entry.member("wall", Int(wall))
-        entry.member("role", stepper.role.rawValue)
-        entry.member("name", stepper.name)
         if let body {
             entry.member("message", jsonText: body)
         } else {
@@ -52,10 +58,17 @@ extension JournalEntry {
         case .stepper(let name): entry.member("stepper", name)
         case .presentable(let id): entry.member("presentable", Int(id.rawValue))
         }
-        entry.member("peer", sender.peer)
         entry.member("correlation", correlation)
         entry.member("sentAt", Int(sender.sentAt))
         return entry.finished()
+    }
+
+    /// The members that say who sent a step: its session, its sender's role and name, and the peer.
+    fileprivate static func writeSender(_ stepper: StepperKey, peer: String, to entry: inout JSONObjectWriter) {
+        entry.member("session", stepper.session.rawValue)
+        entry.member("role", stepper.role.rawValue)
+        entry.member("name", stepper.name)
+        entry.member("peer", peer)
     }
 
     /// An entry read back from its text, in either form.
@@ -125,6 +138,24 @@ extension JournalEntry {
                 )
             )
         )
+    }
+}
+
+/// The first members of the journal entries (v3) of a sender's steps, the same for all of them — the version, the
+/// session, the sender's role and name, the peer — written once, when it registers, and copied into each entry.
+struct JournalSenderText: Sendable, Hashable {
+    let stepper: StepperKey
+    let peer: String
+    /// The members' text: an object's, open (`{"v":3,"session":...,"peer":"..."`).
+    let text: [UInt8]
+
+    init(stepper: StepperKey, peer: String) {
+        self.stepper = stepper
+        self.peer = peer
+        var members = JSONObjectWriter(capacity: 128)
+        members.member("v", JournalEntry.compactWithMessageVersion)
+        JournalEntry.writeSender(stepper, peer: peer, to: &members)
+        text = Array(members.finished().dropLast())
     }
 }
 
