@@ -41,7 +41,7 @@ extension Session {
             let grouped: [FlowID: [Int]]? =
                 contributions.count > 32
                 ? Dictionary(grouping: contributions.indices, by: { contributions[$0].flow }) : nil
-            SessionState.forEachFlowInPreorder(of: state.flows, from: state.rootFlow) { flowID, record in
+            SessionState.forEachFlowInPreorder(of: &state.flows, from: state.rootFlow) { flowID, record in
                 if record.stepper.listens(to: source, presentable: record.root) {
                     target(flowID)
                 }

@@ -40,17 +40,22 @@ struct SessionState: Sendable, Hashable, Codable {
     /// Calls `body` with each of `flows` and its record from `id` down, parents before children, siblings in start
     /// order (as ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it). Static, over the
     /// flows alone: a caller whose `body` reads the rest of the session does not make a copy of the session for it.
+    /// The records are reached in place (`inout`; `body` only reads them): read through the table's getter, each
+    /// would be copied whole, its name, parameters and stepper retained and released, on every step.
     static func forEachFlowInPreorder(
-        of flows: [FlowID: FlowRecord],
+        of flows: inout [FlowID: FlowRecord],
         from id: FlowID,
-        _ body: (FlowID, borrowing FlowRecord) -> Void
+        _ body: (FlowID, inout FlowRecord) -> Void
     ) {
         guard let index = flows.index(forKey: id) else {
             return
         }
-        body(id, flows.values[index])
-        for child in flows.values[index].children {
-            forEachFlowInPreorder(of: flows, from: child, body)
+        func visit(_ record: inout FlowRecord) -> [FlowID] {
+            body(id, &record)
+            return record.children
+        }
+        for child in visit(&flows.values[index]) {
+            forEachFlowInPreorder(of: &flows, from: child, body)
         }
     }
 
