@@ -37,8 +37,9 @@ enum EngineBenchmarks {
         )
     }
 
-    /// Runs `count` steps through one session of ``BenchmarkFlow`` (a push, then a pop, in turn); returns how
-    /// many command batches they produced. `flowbench engine-steps` runs it alone for valgrind.
+    /// Runs `count` steps through one session of ``BenchmarkFlow`` (a push, then a pop, in turn), each one's effects
+    /// given back once read, as flowd does; returns how many command batches they produced. `flowbench
+    /// engine-steps` runs it alone for valgrind.
     @discardableResult
     static func runSteps(_ count: Int) throws -> Int {
         var engine = try benchEngine()
@@ -46,11 +47,17 @@ enum EngineBenchmarks {
         let back = Step("back")
         var commands = 0
         for index in 0..<count {
-            commands +=
-                engine.receive(index.isMultiple(of: 2) ? push : back, from: .stepper("bench"), session: "bench")
-                .effects.batches.count
+            commands += step(&engine, index.isMultiple(of: 2) ? push : back)
         }
         return commands
+    }
+
+    /// One step through the bench session; its effects are read (the batches counted) and given back.
+    static func step(_ engine: inout FlowEngine, _ step: Step) -> Int {
+        let effects = engine.receive(step, from: .stepper("bench"), session: "bench").effects
+        let batches = effects.batches.count
+        engine.recycle(effects)
+        return batches
     }
 
     /// An engine with session `bench` of ``BenchmarkFlow`` started, its steps taken from stepper `bench`; it

@@ -89,13 +89,11 @@ enum InstructionBenchmarks {
             var engine = try EngineBenchmarks.benchEngine()
             let steps = [Step("picked", ["withId": 1]), Step("back")]
             for index in 0..<warmUpSteps {
-                _ = engine.receive(steps[index % 2], from: .stepper("bench"), session: "bench")
+                _ = EngineBenchmarks.step(&engine, steps[index % 2])
             }
             measuredSteps {
                 for index in 0..<count {
-                    results +=
-                        engine.receive(steps[index % 2], from: .stepper("bench"), session: "bench")
-                        .effects.batches.count
+                    results += EngineBenchmarks.step(&engine, steps[index % 2])
                 }
             }
         case .codec:

@@ -35,6 +35,14 @@ public struct Effects: Sendable, Hashable {
         batches.isEmpty && events.isEmpty && questions.isEmpty
     }
 
+    /// Empties the lists, keeping their storage (where nothing else holds it) for the next effects.
+    mutating func removeAllKeepingCapacity() {
+        batches.removeAll(keepingCapacity: true)
+        events.removeAll(keepingCapacity: true)
+        questions.removeAll(keepingCapacity: true)
+        limitsReached.removeAll(keepingCapacity: true)
+    }
+
     /// Appends other effects after these.
     public mutating func append(_ other: Effects) {
         batches += other.batches

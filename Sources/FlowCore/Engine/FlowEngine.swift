@@ -22,6 +22,8 @@ public struct FlowEngine: Sendable {
     /// — what a coordinator needs when nobody watches, at a fraction of the cost. On by default.
     public var recordsInspectionEvents = true
     private var sessions: [SessionID: SessionBox] = [:]
+    /// Effects given back (``recycle(_:)``), emptied: the next call's effects are gathered in their storage.
+    private var spareEffects = Effects()
     private var sessionsWithDeadlines: Set<SessionID> = []
 
     /// Creates an engine with no sessions.
@@ -302,6 +304,9 @@ public struct FlowEngine: Sendable {
         let waited = box.session.state.nextDeadline != nil
         box.session.now = now
         box.session.recordsEvents = recordsInspectionEvents
+        // Gathered in the storage of effects given back, when there are some (the session's are empty here: every
+        // call takes them).
+        swap(&box.session.effects, &spareEffects)
         let value = try body(&box.session)
         let effects = box.session.takeEffects()
         let waits = box.session.state.nextDeadline != nil
@@ -309,6 +314,14 @@ public struct FlowEngine: Sendable {
             noteDeadline(of: id)
         }
         return (value, effects)
+    }
+
+    /// Gives back effects the caller has carried out: their lists' storage gathers the next call's effects, so that
+    /// a step allocates no new lists for them. Optional; useful only when nothing else holds the lists (what was
+    /// read from them copied out, not kept).
+    public mutating func recycle(_ effects: consuming Effects) {
+        effects.removeAllKeepingCapacity()
+        spareEffects = effects
     }
 
     /// ``withSession(_:_:)`` for an existing session: its effects, or an error when there is no such session.

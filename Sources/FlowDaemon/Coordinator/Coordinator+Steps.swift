@@ -126,6 +126,8 @@ extension Coordinator {
                 engine.receive(step, from: source, session: key.session)
             }
         apply(effects, awaitingFateOf: token, sequence: sequence, of: key, sender: sender)
+        // Carried out, nothing of its lists kept: their storage gathers the next step's effects.
+        engine.recycle(effects)
     }
 
     /// Gives a taken deep link to the engine; its fate is acknowledged when decided.
