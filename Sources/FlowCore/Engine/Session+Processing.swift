@@ -7,7 +7,7 @@ extension Session {
     /// the engine.
     mutating func drain() {
         var processed = 0
-        while state.pendingGuard == nil {
+        while !state.waitsForGuard {
             let item: WorkItem
             if !state.queue.isEmpty {
                 item = state.queue.removeFirst()

@@ -122,17 +122,20 @@ struct Session: Sendable {
         effects.events.append(NavigationEvent(session: id, kind: kind()))
     }
 
-    /// Records a step's fate: always (a coordinator learns of drops from them).
-    mutating func fateEvent(_ kind: NavigationEvent.Kind) {
+    /// Records a step's fate: always (a coordinator learns of drops from them). The kind is consumed: the event takes
+    /// it as it was made (borrowed, it was copied, its step and fate with it).
+    mutating func fateEvent(_ kind: consuming NavigationEvent.Kind) {
         effects.events.append(NavigationEvent(session: id, kind: kind))
     }
 
     /// Sends a batch's commands, grouped by presenter in the order each presenter first appears.
     mutating func flush(_ batch: PendingBatch) {
+        // The closure captures what it needs of the batch, not the batch (that would copy it).
+        let (flow, step) = (batch.flow, batch.step)
         batch.commands.forEachPresenter { presenter, commands in
             hideCovered(of: presenter)
             effects.batches.append(
-                CommandBatch(session: id, presenter: presenter, commands: commands, flow: batch.flow, step: batch.step)
+                CommandBatch(session: id, presenter: presenter, commands: commands, flow: flow, step: step)
             )
         }
     }

@@ -19,6 +19,15 @@ struct SessionState: Sendable, Hashable, Codable {
     var tokens: [StepToken: TokenProgress] = [:]
     var sessionData: JSONObject = [:]
 
+    /// Whether a guard's answer is awaited: what the queue's loop asks before each item (comparing `pendingGuard` with
+    /// `nil` copied the question out every time).
+    var waitsForGuard: Bool {
+        switch pendingGuard {
+        case .none: false
+        case .some: true
+        }
+    }
+
     /// The earliest deadline the session waits for, if any.
     var nextDeadline: EngineTime? {
         // Asked twice a step: no array is made for it.
