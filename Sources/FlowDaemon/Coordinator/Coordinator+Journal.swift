@@ -113,9 +113,8 @@ extension Coordinator {
                     role: key.role,
                     name: key.name,
                     lastSequence: record.lastSequence,
-                    // The last `rememberedAcknowledgements`, as promised: memory keeps up to twice as many (it lets
-                    // the oldest go in chunks), the record no more than are remembered.
-                    outcomes: record.acknowledgements.suffix(configuration.rememberedAcknowledgements).map {
+                    // The last `rememberedAcknowledgements` (fewer after a reload lowered it, until new steps come).
+                    outcomes: record.acknowledgements.inOrder.suffix(configuration.rememberedAcknowledgements).map {
                         StoredOutcome(sequence: $0.sequence, outcome: $0.outcome)
                     },
                     pending: record.pending.sorted()

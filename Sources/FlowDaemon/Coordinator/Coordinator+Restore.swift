@@ -104,7 +104,7 @@ extension Coordinator {
         for sender in record.senders {
             var stepper = StepperRecord()
             stepper.lastSequence = sender.lastSequence
-            stepper.acknowledgements = sender.outcomes.map { ($0.sequence, $0.outcome) }
+            stepper.acknowledgements = RecentOutcomes(sender.outcomes.map { ($0.sequence, $0.outcome) })
             stepper.pending = Set(sender.pending)
             steppers[StepperKey(session: session, role: sender.role, name: sender.name)] = stepper
         }

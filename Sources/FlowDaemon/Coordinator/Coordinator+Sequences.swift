@@ -140,7 +140,7 @@ extension Coordinator {
             return false
         }
         let record = steppers[key] ?? StepperRecord()
-        switch record.acknowledgements.last(where: { $0.sequence == sequence })?.outcome {
+        switch record.acknowledgements.outcome(of: sequence) {
         case .fate(let fate):
             send(
                 .stepAck(StepAck(sequence: sequence, fate: fate)),

@@ -24,8 +24,8 @@ struct Peer: Sendable, Hashable {
 /// A stepper's memory across reconnections: the sequences it sent and the fates they got.
 struct StepperRecord: Sendable {
     var lastSequence: UInt64 = 0
-    /// The outcomes of the last sequences decided, oldest first.
-    var acknowledgements: [(sequence: UInt64, outcome: StepOutcome)] = []
+    /// The outcomes of the last sequences decided.
+    var acknowledgements = RecentOutcomes()
     /// Sequences taken in a turn that did not decide their fate: the fate is to come.
     var pending: Set<UInt64> = []
 
@@ -35,16 +35,12 @@ struct StepperRecord: Sendable {
         lastSequence = sequence
     }
 
-    /// A sequence's outcome is decided: kept to answer the step if it is sent again. The oldest are let go in
-    /// chunks, once there are twice `count`, so that keeping the last `count` costs no shifting on every step.
+    /// A sequence's outcome is decided: kept to answer the step if it is sent again, with the last `count` others.
     mutating func remember(_ outcome: StepOutcome, of sequence: UInt64, keeping count: Int) {
         if !pending.isEmpty {
             pending.remove(sequence)
         }
-        acknowledgements.append((sequence, outcome))
-        if acknowledgements.count > 2 * max(count, 1) {
-            acknowledgements.removeFirst(acknowledgements.count - count)
-        }
+        acknowledgements.append(outcome, of: sequence, keeping: count)
     }
 }
 
