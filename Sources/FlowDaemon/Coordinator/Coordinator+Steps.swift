@@ -97,9 +97,10 @@ extension Coordinator {
         )
     }
 
-    /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided. `parameterProblem`: why its
-    /// parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``), `nil` when they do;
-    /// `body`: the STEP's body as it came, and `journalSender` its sender's members, for its journal entry.
+    /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided.
+    /// `parameterProblem`: why its parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``),
+    /// `nil` when they do; `body`: the STEP's body as it came, and `journalSender` its sender's members, for its journal
+    /// entry.
     mutating func submitStep(
         _ step: Step,
         from source: StepSource,
@@ -192,9 +193,7 @@ extension Coordinator {
     private mutating func takeAcknowledgement(
         awaiting token: StepToken,
         in session: SessionID
-    )
-        -> PendingAcknowledgement?
-    {
+    ) -> PendingAcknowledgement? {
         if let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session {
             self.deciding = nil
             return deciding.acknowledgement
