@@ -109,10 +109,15 @@ extension Session {
     /// Navigates a delivered (and adapted) step in its flow and carries out what the flow returned.
     private mutating func navigate(_ delivery: Delivery, to step: Step) {
         let flowID = delivery.flow
-        guard let flow = flows[flowID], let record = state.flows[flowID] else {
+        guard let flow = flows[flowID], let index = state.flows.index(forKey: flowID) else {
             finish(delivery, .dropped(.flowEnded(flowID)))
             return
         }
+        // What the navigation needs of the flow's record, read in place (the table's getter copies a record whole).
+        func placing(_ record: inout FlowRecord) -> (name: String, root: PresentableID, parent: FlowID?) {
+            (record.name, record.root, record.parent)
+        }
+        let (name, root, parent) = placing(&state.flows.values[index])
         if step.isNone {
             adaptedAway(delivery, to: step)
             return
@@ -121,11 +126,11 @@ extension Session {
             event(.adapted(flow: flowID, from: delivery.step, to: step))
         }
 
-        event(.willNavigate(flow: flowID, name: record.name, step: step))
+        event(.willNavigate(flow: flowID, name: name, step: step))
         var navigator = Navigator(
             session: id,
             flow: flowID,
-            root: record.root,
+            root: root,
             sessionData: state.sessionData,
             mainPresenter: state.mainPresenter,
             screens: state.screens,
@@ -136,7 +141,7 @@ extension Session {
         let contributors = flow.navigate(to: step, with: &navigator)
         state.screens = navigator.screens
         state.ids = navigator.ids
-        event(.didNavigate(flow: flowID, name: record.name, step: step, contributors: contributors.summary))
+        event(.didNavigate(flow: flowID, name: name, step: step, contributors: contributors.summary))
         for rejection in navigator.rejections {
             event(.commandRejected(flow: flowID, operation: rejection.operation, reason: rejection.reason.message))
             if rejection.reason.code == .limitReached {
@@ -153,15 +158,15 @@ extension Session {
         var startedChildren: [FlowID] = []
         switch contributors {
         case .end(let forwarded):
-            if let parent = record.parent {
+            if let parent {
                 enqueue(forwarded, to: parent, source: nil)
             } else {
                 event(.forwardDroppedAtRoot(flow: flowID, step: forwarded))
-                for child in record.children {
+                for child in state.flows[flowID]?.children ?? [] {
                     endFlow(child, reason: "its parent, the root flow, ended with \(forwarded.name)", batch: &batch)
                 }
             }
-            if record.parent != nil {
+            if parent != nil {
                 endFlow(flowID, reason: "it ended with \(forwarded.name)", batch: &batch)
             }
         case .none, .one, .multiple:
@@ -169,7 +174,7 @@ extension Session {
             for contributor in list {
                 switch contributor {
                 case .forwardToParentFlow(let forwarded):
-                    if let parent = record.parent {
+                    if let parent {
                         enqueue(forwarded, to: parent, source: nil)
                     } else {
                         event(.forwardDroppedAtRoot(flow: flowID, step: forwarded))

@@ -177,13 +177,7 @@ public struct Coordinator: Sendable {
         // The sender's registration, looked up once for the message.
         var registered: Peer?
         if let index = peers.index(forKey: peer) {
-            peers.values[index].lastHeard = self.now
-            // Its session's last activity, to the second while its peers speak (a peer that leaves notes it to the
-            // millisecond): enough for idle sessions and the `sessions` query, without a lookup per message.
-            if let session = peers.values[index].session,
-                self.now - peers.values[index].activityNoted >= Self.activityResolution
-            {
-                peers.values[index].activityNoted = self.now
+            if let session = Self.hear(&peers.values[index], now: self.now) {
                 let wall = wallNow
                 activity[session]?.lastActivity = wall
             }
@@ -195,6 +189,16 @@ public struct Coordinator: Sendable {
 
     /// How often a session's last activity is noted while its peers speak (milliseconds).
     static let activityResolution: Int64 = 1000
+
+    /// A registered peer was heard now; returns its session when the session's last activity is to be noted: to the
+    /// second while its peers speak (a peer that leaves notes it to the millisecond), enough for idle sessions and the
+    /// `sessions` query, without a lookup per message. Changed in place: the table's getter would copy the peer.
+    private static func hear(_ peer: inout Peer, now: Int64) -> SessionID? {
+        peer.lastHeard = now
+        guard let session = peer.session, now - peer.activityNoted >= activityResolution else { return nil }
+        peer.activityNoted = now
+        return session
+    }
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.
     public mutating func tick(now: Int64) -> [Outgoing] {
