@@ -101,6 +101,10 @@ extension Socket {
     /// Receives one message, waiting at most `timeout`.
     /// - Returns: the message, or `nil` when none arrived in time.
     public func receive(within timeout: Duration) throws(ZeroMQError) -> Message? {
+        // A message already waiting is taken at once: no poll (a system call) for it.
+        if let waiting = try receive(dontWait: true) {
+            return waiting
+        }
         guard try wait(for: .readable, within: timeout).contains(.readable) else {
             return nil
         }
