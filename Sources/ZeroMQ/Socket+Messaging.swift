@@ -69,7 +69,9 @@ extension Socket {
         zmq_msg_init(&part)
         defer { zmq_msg_close(&part) }
 
+        // Room for a FlowBus message's four frames and the routing id or topic before them: one allocation.
         var frames: [[UInt8]] = []
+        frames.reserveCapacity(5)
         var userID: String?
         var peerAddress: String?
         var sourceDescriptor: Int32?
