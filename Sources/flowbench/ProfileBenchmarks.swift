@@ -132,10 +132,11 @@ enum ProfileBenchmarks {
         configuration.inspectionBatchDelay = .zero
         var logger = Logger(label: "flowbench")
         logger.logLevel = .error
+        // An epoch like flowd's (a UUID's text), written into every COMMANDS.
         var coordinator = Coordinator(
             specification: specification,
             configuration: configuration,
-            epoch: "bench",
+            epoch: "9F1C2D3E-4B5A-6978-8C9D-0E1F2A3B4C5D",
             now: 0,
             logger: logger
         )
