@@ -113,11 +113,8 @@ extension Session {
             finish(delivery, .dropped(.flowEnded(flowID)))
             return
         }
-        // What the navigation needs of the flow's record, read in place (the table's getter copies a record whole).
-        func placing(_ record: inout FlowRecord) -> (name: String, root: PresentableID, parent: FlowID?) {
-            (record.name, record.root, record.parent)
-        }
-        let (name, root, parent) = placing(&state.flows.values[index])
+        // What the navigation needs of the flow's record, read in place.
+        let (name, root, parent) = state.flows.inPlace(at: index) { ($0.name, $0.root, $0.parent) }
         if step.isNone {
             adaptedAway(delivery, to: step)
             return

@@ -99,16 +99,14 @@ extension Session {
     /// After a flow navigated a step: a flow becomes ready once it navigated its first step and the child
     /// flows that step started are ready.
     mutating func updateReadiness(of flowID: FlowID, startedChildren: [FlowID]) {
-        // Read and changed where it is kept: a flow that navigated before (most steps) is not copied out to see it
-        // (read through the table's getter, the record would be copied whole).
-        func navigatedBefore(_ record: inout FlowRecord) -> Bool {
-            record.waitingFor != nil
-        }
-        guard let index = state.flows.index(forKey: flowID), !navigatedBefore(&state.flows.values[index]) else {
+        // Read and changed where it is kept: a flow that navigated before (most steps) is not copied out to see it.
+        guard let index = state.flows.index(forKey: flowID),
+            !state.flows.inPlace(at: index, { $0.waitingFor != nil })
+        else {
             return
         }
         let waitingFor = startedChildren.filter { child in
-            state.flows.index(forKey: child).map { !state.flows.values[$0].isReady } ?? false
+            state.flows.index(forKey: child).map { !state.flows.inPlace(at: $0, \.isReady) } ?? false
         }
         state.flows.values[index].waitingFor = waitingFor
         if waitingFor.isEmpty {

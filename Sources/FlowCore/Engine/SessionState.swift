@@ -49,8 +49,7 @@ struct SessionState: Sendable, Hashable, Codable {
     /// Calls `body` with each of `flows` and its record from `id` down, parents before children, siblings in start
     /// order (as ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it). Static, over the
     /// flows alone: a caller whose `body` reads the rest of the session does not make a copy of the session for it.
-    /// The records are reached in place (`inout`; `body` only reads them): read through the table's getter, each
-    /// would be copied whole, its name, parameters and stepper retained and released, on every step.
+    /// The records are reached in place (`inout`, ``Dictionary/inPlace(at:_:)``; `body` only reads them).
     static func forEachFlowInPreorder(
         of flows: inout [FlowID: FlowRecord],
         from id: FlowID,
@@ -59,11 +58,11 @@ struct SessionState: Sendable, Hashable, Codable {
         guard let index = flows.index(forKey: id) else {
             return
         }
-        func visit(_ record: inout FlowRecord) -> [FlowID] {
+        let children = flows.inPlace(at: index) { record in
             body(id, &record)
             return record.children
         }
-        for child in visit(&flows.values[index]) {
+        for child in children {
             forEachFlowInPreorder(of: &flows, from: child, body)
         }
     }

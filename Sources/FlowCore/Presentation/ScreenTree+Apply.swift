@@ -151,7 +151,7 @@ extension ScreenTree {
     /// dictionary's optional accessor allocated three frames for one change).
     private mutating func changeNode(_ id: PresentableID, _ change: (inout ScreenNode) -> Void) {
         guard let index = nodes.index(forKey: id) else { return }
-        change(&nodes.values[index])
+        nodes.inPlace(at: index, change)
     }
 
     /// Throws when a presentable the command places is on screen already (the command's placed ones looked at where

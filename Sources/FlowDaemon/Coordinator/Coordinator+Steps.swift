@@ -181,12 +181,17 @@ extension Coordinator {
         steppers[key, default: StepperRecord()].pending.insert(sequence)
     }
 
+    /// Who waits for the fate of the step being decided now, if `token` of `session` is that step.
+    private func decidingNow(_ token: StepToken, in session: SessionID) -> PendingAcknowledgement? {
+        guard let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session else {
+            return nil
+        }
+        return deciding.acknowledgement
+    }
+
     /// Who waits for a step's fate, if anyone.
     private func acknowledgement(awaiting token: StepToken, in session: SessionID) -> PendingAcknowledgement? {
-        if let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session {
-            return deciding.acknowledgement
-        }
-        return pending[session]?[token]
+        decidingNow(token, in: session) ?? pending[session]?[token]
     }
 
     /// Who waits for a step's fate, taken: the fate is decided.
@@ -194,9 +199,9 @@ extension Coordinator {
         awaiting token: StepToken,
         in session: SessionID
     ) -> PendingAcknowledgement? {
-        if let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session {
-            self.deciding = nil
-            return deciding.acknowledgement
+        if let now = decidingNow(token, in: session) {
+            deciding = nil
+            return now
         }
         return pending[session]?.removeValue(forKey: token)
     }
