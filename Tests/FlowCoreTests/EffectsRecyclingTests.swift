@@ -41,6 +41,31 @@ import Testing
         }
     }
 
+    /// What giving back is for: the next call's lists are the given-back ones (their storage, their room), where a
+    /// call without them makes lists of its own.
+    @Test func effectsGivenBackLendTheirStorageToTheNextCall() throws {
+        func started() throws -> FlowEngine {
+            var engine = FlowEngine()
+            _ = try engine.startSession("s", root: flow, stepper: .named("app"))
+            return engine
+        }
+        var recycling = try started()
+        var plain = try started()
+        let opened = recycling.receive(Step("open", ["n": 1]), from: .stepper("app"), session: "s").effects
+        _ = plain.receive(Step("open", ["n": 1]), from: .stepper("app"), session: "s")
+        let room = opened.events.capacity
+        let storage = opened.events.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        #expect(room >= 4, "a navigation with its inspection events recorded has several")
+        recycling.recycle(consume opened)
+        // A step that reaches no flow: fewer events than a navigation.
+        let dropped = recycling.receive(Step("nobody"), from: .stepper("app"), session: "s").effects
+        let own = plain.receive(Step("nobody"), from: .stepper("app"), session: "s").effects
+        #expect(dropped.events.count == own.events.count && own.events.count < room)
+        #expect(dropped.events.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == storage)
+        #expect(dropped.events.capacity == room)
+        #expect(own.events.capacity < room)
+    }
+
     @Test func effectsStillHeldAreNotChangedByGivingThemBack() throws {
         var engine = FlowEngine()
         _ = try engine.startSession("s", root: flow, stepper: .named("app"))
