@@ -4,13 +4,11 @@
 /// sending them makes no list again; each command's presenter is written down only once they differ.
 struct PresenterCommands {
     /// The commands, in order.
-    private(set) var commands: [NavigationCommand] = []
+    private var commands: [NavigationCommand] = []
     /// The presenter of every command, while they share one (`nil` while there is none, or once they differ).
-    private(set) var sharedPresenter: PresenterID?
+    private var sharedPresenter: PresenterID?
     /// Each command's presenter, once they differ; empty before.
     private var presenters: [PresenterID] = []
-
-    var isEmpty: Bool { commands.isEmpty }
 
     mutating func append(_ command: NavigationCommand, for presenter: PresenterID) {
         if presenters.isEmpty {
