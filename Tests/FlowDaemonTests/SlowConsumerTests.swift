@@ -95,4 +95,51 @@ import ZeroMQ
         askers.removeAll()
         #expect(daemon.signal(SIGTERM) == 0)
     }
+    /// The specification's promise to a peer that reads late: at least 1000 replies wait for it. An inspector that
+    /// reads nothing (a receive queue of one) asks 1000 queries; once flowd has answered them all, it reads every
+    /// reply, and none was dropped.
+    @Test func aPeerThatReadsLateGetsTheThousandRepliesItIsPromised() throws {
+        let setup = try TickerSetup()
+        let daemon = try DaemonProcess(setup.arguments)
+        _ = try daemon.readyEndpoints()
+        let context = try Context()
+        let late = try TestPeer(
+            "late",
+            session: "kiosk",
+            context: context,
+            control: setup.control,
+            events: setup.events
+        )
+        try late.dealer.setOption(.receiveHighWaterMark, 1)
+        try late.hello(.inspector, name: "late")
+        let watcher = try setup.peer("kiosk/watcher", context: context)
+        try watcher.hello(.inspector, name: "watcher")
+        let asked = 1_000
+        for _ in 0..<asked {
+            try late.send(.query(Query(what: "registrations")), session: nil)
+        }
+        // The late peer's queries flowd has taken (the watcher's own are counted too, this one included).
+        var watcherQueries = 0
+        func answered() throws -> Int {
+            watcherQueries += 1
+            return (try watcher.stats()["messagesIn"]?.objectValue?["QUERY"]?.intValue ?? 0) - watcherQueries
+        }
+        // Every query answered before the late peer reads anything.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try answered() < asked, ContinuousClock.now < deadline {}
+        #expect(try answered() >= asked)
+        // Its replies, in the order asked (heartbeats flowd sends it meanwhile are not counted).
+        var replies: [UInt64] = []
+        while replies.count < asked, let message = try late.dealer.receive(within: .seconds(2)) {
+            if let envelope = try? late.codec.decode(message.frames), case .reply = envelope.message,
+                let correlation = envelope.header.correlation
+            {
+                replies.append(correlation)
+            }
+        }
+        #expect(replies == (2...UInt64(asked + 1)).map { $0 })
+        let bounds = try watcher.stats()["boundsHit"]?.objectValue ?? [:]
+        #expect(bounds["replyQueue"] == nil, "\(bounds)")
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
 }
