@@ -64,7 +64,17 @@ import ZeroMQ
         while ContinuousClock.now < deadline {
             tick += 1
             #expect(try stepper.emit(Step("tick", ["n": .int(tick)]), sequence: UInt64(tick)).accepted)
-            let batch = try presenter.expectPublished { if case .commands(let batch) = $0 { batch } else { nil } }
+            let batch: CommandsMessage
+            do {
+                batch = try presenter.expectPublished { if case .commands(let batch) = $0 { batch } else { nil } }
+            } catch {
+                // Said with what flowd counted, for whoever reads a failure.
+                let bounds = (try? stepper.stats()["boundsHit"]) ?? .null
+                Issue.record(
+                    "tick \(tick), \(sequences.count) batches into the flood: none published; bounds hit \(bounds)"
+                )
+                throw error
+            }
             if tick % 100 == 0 {
                 try presenter.send(.heartbeat(Heartbeat()))
             }

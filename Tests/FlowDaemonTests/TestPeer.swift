@@ -61,9 +61,12 @@ final class TestPeer {
         throw CancellationError()
     }
 
-    /// Subscribes to a topic prefix on the events socket.
+    /// Subscribes to a topic prefix on the events socket and waits for the HEARTBEAT flowd publishes on it when the
+    /// subscription arrives: from then on nothing published there is missed (without the wait, what is published
+    /// before the subscription reaches flowd is lost, as ZeroMQ's subscribers lose it).
     func subscribe(_ topic: String) throws {
         try subscriber.subscribe(topic)
+        try expectPublished { if case .heartbeat = $0 { () } else { nil } }
     }
 
     /// The next published message that `matches`, within a deadline.
