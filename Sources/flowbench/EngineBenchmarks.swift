@@ -74,19 +74,31 @@ enum EngineBenchmarks {
         return engine
     }
 
+    /// Starts `count` idle sessions (`session-0`, `session-1`…) of ``BenchmarkFlow`` in `engine`. `flowbench
+    /// engine-sessions` runs it alone for valgrind.
+    static func startIdleSessions(_ count: Int, in engine: inout FlowEngine) throws {
+        // One stepper for all, as flowd's sessions share their flow file's: the sessions' memory is measured, not
+        // the caller's.
+        let stepper = Stepper.composite([.one(.home), .named("bench")])
+        for index in 0..<count {
+            _ = try engine.startSession(SessionID("session-\(index)"), root: BenchmarkFlow(), stepper: stepper)
+        }
+    }
+
+    /// Starts `count` idle sessions in an engine of their own (see ``startIdleSessions(_:in:)``).
+    static func startIdleSessions(_ count: Int) throws {
+        var engine = FlowEngine()
+        try startIdleSessions(count, in: &engine)
+        precondition(engine.sessionCount == count)
+    }
+
     /// Memory per idle session and the time to create them.
     static func sessions(count: Int) throws -> [Result] {
         var engine = FlowEngine()
         let before = residentBytes()
         let clock = ContinuousClock()
         let created = try clock.measure {
-            for index in 0..<count {
-                _ = try engine.startSession(
-                    SessionID("session-\(index)"),
-                    root: BenchmarkFlow(),
-                    stepper: .composite([.one(.home), .named("bench")])
-                )
-            }
+            try startIdleSessions(count, in: &engine)
         }
         let after = residentBytes()
         precondition(engine.sessionCount == count)

@@ -116,9 +116,15 @@ enum ProfileBenchmarks {
     /// A coordinator of the bench flows with stepper `bench/s1` registered in session `bench` (with `watched`, an
     /// inspector subscribed to the batched inspection stream, every event published at once; with `journal`, its
     /// journal kept, as a durable flowd keeps it).
-    static func benchCoordinator(flows: String, watched: Bool, journal: Bool = false) throws -> Coordinator {
+    static func benchCoordinator(
+        flows: String,
+        watched: Bool,
+        journal: Bool = false,
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) throws -> Coordinator {
         let specification = try FlowSpecification.load(contentsOf: flows)
         var configuration = DaemonConfiguration(controlEndpoints: [], eventsEndpoints: [], flowsFile: flows)
+        configure(&configuration)
         if journal {
             // Durable, as flowd runs by default: the coordinator keeps its journal (the server, which is not here,
             // would open this directory and write it).
@@ -160,5 +166,42 @@ enum ProfileBenchmarks {
                 message: .step(message)
             )
         )
+    }
+}
+
+extension ProfileBenchmarks {
+    /// `count` sessions created in a coordinator in process, as ``EndToEndBenchmarks/createSessions(_:_:)`` creates
+    /// them in flowd (one peer's HELLO for each), its journal kept and its writes taken every 64 HELLOs (as flowd's
+    /// server takes them): `flowbench coordinator-sessions FLOWS N`, for valgrind's dhat (which cannot run flowd
+    /// itself).
+    static func createCoordinatorSessions(_ count: Int, flows: String) throws {
+        // flowd's capacity limits as the benchmarks set them (EndToEndBenchmarks.capacityLimits).
+        var coordinator = try benchCoordinator(flows: flows, watched: false, journal: true) {
+            $0.maxSessions = 2_000_000
+            $0.sessionsPerPeerPerMinute = 10_000_000
+        }
+        let codec = WireCodec()
+        var welcomed = 0
+        for index in 1...count {
+            let hello = Hello(role: .stepper, id: "creator", name: "creator", session: "session-\(index)")
+            let header = Header(id: UInt64(index), sender: "creator", sentAt: 0)
+            let replies = coordinator.receive(
+                codec.encode(Envelope(header: header, message: .hello(hello))),
+                from: "creator",
+                now: 0
+            )
+            welcomed +=
+                replies.contains { reply in
+                    guard case .toPeer(_, let frames) = reply, case .welcome = try? codec.decode(frames).message else {
+                        return false
+                    }
+                    return true
+                } ? 1 : 0
+            if index % 64 == 0 {
+                _ = coordinator.takeStoreGroup()
+            }
+        }
+        _ = coordinator.takeStoreGroup()
+        guard welcomed == count else { throw BenchFailure("\(count - welcomed) HELLOs were not answered") }
     }
 }

@@ -12,6 +12,21 @@ case "relay": try RelayRoles.relay(Array(arguments.dropFirst()))
 case "relay-stepper": try RelayRoles.stepper(Array(arguments.dropFirst()))
 case "relay-presenter": try RelayRoles.presenter(Array(arguments.dropFirst()))
 case "engine-steps": try EngineBenchmarks.runSteps(Int(arguments.dropFirst().first ?? "") ?? 1_000)
+case "session-creator":
+    // flowbench session-creator CONTROL N: N sessions created in a running flowd, one HELLO each.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let count = Int(rest[1]) else {
+        throw BenchFailure("usage: flowbench session-creator CONTROL-ENDPOINT COUNT")
+    }
+    try EndToEndBenchmarks.createSessions(count, BenchEndpoints(control: rest[0], events: ""))
+case "coordinator-sessions":
+    // flowbench coordinator-sessions FLOWS N: N sessions in a coordinator in process (for valgrind's dhat).
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let count = Int(rest[1]) else {
+        throw BenchFailure("usage: flowbench coordinator-sessions FLOWS COUNT")
+    }
+    try ProfileBenchmarks.createCoordinatorSessions(count, flows: rest[0])
+case "engine-sessions": try EngineBenchmarks.startIdleSessions(Int(arguments.dropFirst().first ?? "") ?? 1_000)
 case "layer-steps": try InstructionBenchmarks.runLayer(Array(arguments.dropFirst()))
 case "flows":
     // The benchmarks' flow file, written where asked (scripts/profile runs flowd on it): flowbench flows FILE.
@@ -118,10 +133,12 @@ case "--help", "-h", "help":
                                                  one part of the suite
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)
           flowbench engine-steps N               the engine alone
+          flowbench engine-sessions N            N idle sessions in the engine alone (for valgrind's dhat or massif)
+          flowbench coordinator-sessions FLOWS N N sessions in flowd's coordinator in process, its journal kept (dhat)
           flowbench layer-steps LAYER N FLOWS    N steps through one layer (engine, codec, coordinator, journaled, client), for callgrind
           flowbench flows FILE                   writes the benchmarks' flow file (scripts/profile runs flowd on it)
         Roles the harness starts (each a process): stepper, presenter, relay, relay-stepper, relay-presenter,
-          flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS]
+          flooder, subscription-flooder EVENTS [COUNT] [CONNECTIONS], session-creator CONTROL COUNT
         """
     )
 default: try await Harness(arguments: arguments).run()

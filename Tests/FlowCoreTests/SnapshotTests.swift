@@ -135,6 +135,33 @@ private var registry: FlowRegistry {
         #expect(copy.hasSession("s") && !original.hasSession("s"))
     }
 
+    /// A guard's question kept out of line (a session holds a reference to it) is written as it was in line: its
+    /// members under `pendingGuard`, read back equal, with the same hash; a session with none writes no
+    /// `pendingGuard`.
+    @Test func aPendingGuardIsWrittenAsItsMembers() throws {
+        var engine = FlowEngine(registry: registry)
+        _ = try engine.startSession("s", root: appFlow(), stepper: .composite([.one(.home), .named("app")]))
+        let idle = try JSONEncoder().encode(try engine.snapshot(of: "s"))
+        let idleState = try JSONSerialization.jsonObject(with: idle) as? [String: Any]
+        #expect((idleState?["state"] as? [String: Any])?["pendingGuard"] == nil)
+
+        _ = engine.receive(Step("settingsAreRequired"), from: .stepper("app"), session: "s")
+        let asked = engine.receive(Step("about"), from: .stepper("settings"), session: "s")
+        let question = try #require(asked.effects.questions.first)
+        let snapshot = try engine.snapshot(of: "s")
+        let data = try JSONEncoder().encode(snapshot)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let pending = try #require((json?["state"] as? [String: Any])?["pendingGuard"] as? [String: Any])
+        #expect(Set(pending.keys) == ["id", "delivery", "question", "deadline"])
+        #expect((pending["id"] as? NSNumber)?.uint64Value == question.id)
+        #expect((pending["question"] as? [String: Any])?["guardName"] as? String == question.question.guardName)
+
+        let decoded = try JSONDecoder().decode(SessionSnapshot.self, from: data)
+        #expect(decoded == snapshot)
+        #expect(decoded.hashValue == snapshot.hashValue)
+        #expect(decoded != (try JSONDecoder().decode(SessionSnapshot.self, from: idle)))
+    }
+
     @Test func aSnapshotOfAnotherVersionIsRefusedClearly() throws {
         var engine = FlowEngine(registry: registry)
         _ = try engine.startSession("s", root: appFlow())

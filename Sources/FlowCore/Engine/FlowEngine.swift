@@ -14,7 +14,9 @@ public struct FlowEngine: Sendable {
     /// Makes flows by name when sessions are restored.
     public let registry: FlowRegistry
     /// Limits and defaults.
-    public let options: EngineOptions
+    public var options: EngineOptions { sharedOptions.options }
+    /// The same, one instance for every session.
+    private let sharedOptions: SharedEngineOptions
     /// The current time, as last given to ``advanceTime(to:)``.
     public private(set) var now: EngineTime
     /// Whether operations on sessions record every inspection event in their effects (what an inspector watches:
@@ -33,7 +35,7 @@ public struct FlowEngine: Sendable {
         now: EngineTime = .zero
     ) {
         self.registry = registry
-        self.options = options
+        sharedOptions = SharedEngineOptions(options)
         self.now = now
     }
 
@@ -68,7 +70,7 @@ public struct FlowEngine: Sendable {
             root: root,
             stepper: stepper,
             allowStepWhenDismissed: allowStepWhenDismissed,
-            options: options,
+            options: sharedOptions,
             now: now
         )
         let effects = session.takeEffects()
@@ -260,7 +262,7 @@ public struct FlowEngine: Sendable {
         return try Session(
             state: snapshot.state,
             registry: registry,
-            options: options,
+            options: sharedOptions,
             now: now,
             renewingDeadlines: renewingDeadlines
         )

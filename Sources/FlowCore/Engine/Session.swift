@@ -2,7 +2,8 @@
 struct Session: Sendable {
     var state: SessionState
     var flows: [FlowID: any Flow]
-    let options: EngineOptions
+    /// The engine's options, shared by its sessions.
+    private let sharedOptions: SharedEngineOptions
     var now: EngineTime
     var effects = Effects()
     /// Whether every inspection event is recorded, or only fates (``FlowEngine/recordsInspectionEvents``).
@@ -10,21 +11,24 @@ struct Session: Sendable {
 
     var id: SessionID { state.id }
 
+    /// Limits and defaults.
+    var options: EngineOptions { sharedOptions.options }
+
     /// Starts a session whose root flow is `root`, driven by `stepper`.
     init(
         id: SessionID,
         root: any Flow,
         stepper: Stepper,
         allowStepWhenDismissed: Bool,
-        options: EngineOptions,
+        options: SharedEngineOptions,
         now: EngineTime
     ) {
         var ids = IDAllocator()
         let flowID = ids.nextFlow()
         let rootID = ids.nextPresentable()
-        state = SessionState(id: id, mainPresenter: options.mainPresenter, ids: ids, rootFlow: flowID)
+        state = SessionState(id: id, mainPresenter: options.options.mainPresenter, ids: ids, rootFlow: flowID)
         flows = [flowID: root]
-        self.options = options
+        sharedOptions = options
         self.now = now
 
         let rootDescription = PresentableDescription(
@@ -47,7 +51,7 @@ struct Session: Sendable {
         event(.sessionStarted(rootFlow: flowID, name: root.name))
         event(.flowStarted(flow: flowID, name: root.name, parent: nil, root: rootID))
         var batch = PendingBatch(flow: flowID, step: nil)
-        batch.run(.setWindowRoot(rootDescription), for: options.mainPresenter, on: &state.screens)
+        batch.run(.setWindowRoot(rootDescription), for: self.options.mainPresenter, on: &state.screens)
         flush(batch)
         for step in stepper.initialSteps {
             enqueue(step, to: flowID, source: nil)
@@ -71,7 +75,7 @@ struct Session: Sendable {
     init(
         state: SessionState,
         registry: FlowRegistry,
-        options: EngineOptions,
+        options: SharedEngineOptions,
         now: EngineTime,
         renewingDeadlines: Bool = true
     ) throws(FlowCoreError) {
@@ -88,20 +92,20 @@ struct Session: Sendable {
         }
         self.state = state
         self.flows = flows
-        self.options = options
+        sharedOptions = options
         self.now = now
         guard renewingDeadlines else { return }
         // Deadlines were counted on the old engine's clock: they start again on this one's. A guard question
         // that was waiting is asked again (the old asker is gone).
         self.state.waitingDeepLinks = state.waitingDeepLinks.map {
-            WaitingDeepLink(token: $0.token, path: $0.path, deadline: now + options.deepLinkWait)
+            WaitingDeepLink(token: $0.token, path: $0.path, deadline: now + options.options.deepLinkWait)
         }
         if let pending = state.pendingGuard {
             let renewed = PendingGuard(
                 id: pending.id,
                 delivery: pending.delivery,
                 question: pending.question,
-                deadline: now + options.guardTimeout
+                deadline: now + options.options.guardTimeout
             )
             self.state.pendingGuard = renewed
             effects.questions.append(

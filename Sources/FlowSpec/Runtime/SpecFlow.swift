@@ -208,11 +208,6 @@ extension FlowSpecification {
         return flow
     }
 
-    /// The root flow's own stepper.
-    public var rootStepper: Stepper {
-        session.stepper.compiled(for: .none)
-    }
-
     /// Starts a session of this application in `engine`.
     public func startSession(_ id: SessionID, in engine: inout FlowEngine) throws(FlowCoreError) -> Effects {
         try engine.startSession(

@@ -89,7 +89,7 @@ enum DurabilityBenchmarks {
         // restore at info, and nothing else.
         let first = try RoleProcess("flowd", arguments + ["--log-level", "error"], quiet: true)
         try endToEnd.waitForFlowd(endpoints)
-        try endToEnd.createSessions(count, endpoints)
+        try EndToEndBenchmarks.createSessions(count, endpoints)
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         let journalBytes = directoryBytes(state)

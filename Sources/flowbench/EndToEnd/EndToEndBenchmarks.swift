@@ -182,7 +182,7 @@ struct EndToEndBenchmarks {
         let before = flowd.residentBytes
         let clock = ContinuousClock()
         let started = clock.now
-        try createSessions(count, endpoints)
+        try Self.createSessions(count, endpoints)
         let elapsed = clock.now - started
         let after = flowd.residentBytes
         let latency = try flowdLatency("ipc", steps: latencySteps, flowd: (flowd, endpoints))
@@ -190,7 +190,8 @@ struct EndToEndBenchmarks {
     }
 
     /// One connection says HELLO for `count` sessions (`session-1`...), each creating its session, 1000 in flight.
-    func createSessions(_ count: Int, _ endpoints: BenchEndpoints) throws {
+    /// `flowbench session-creator CONTROL N` runs it alone (against a flowd under valgrind's dhat, say).
+    static func createSessions(_ count: Int, _ endpoints: BenchEndpoints) throws {
         let context = try Context()
         let dealer = try Socket(.dealer, context: context)
         try dealer.setOption(.routingID, Array("creator".utf8))

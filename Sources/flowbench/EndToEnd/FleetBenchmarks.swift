@@ -97,7 +97,7 @@ enum FleetBenchmarks {
         let (a, endpoints) = try endToEnd.startFlowd("ipc", store: fleet + ["--instance", "a"])
         let (b, _) = try endToEnd.startFlowd("ipc", store: fleet + ["--instance", "b"])
         defer { b.stop() }
-        try endToEnd.createSessions(count, endpoints)
+        try EndToEndBenchmarks.createSessions(count, endpoints)
         let owned = { (name: String) -> Int in
             let found = try? server.psql(
                 "SELECT count(*) FROM flowbus_sessions WHERE owner = '\(name)'",
