@@ -2,7 +2,7 @@
 ///
 /// Steppers are processes, screens or the coordinator itself; the engine only needs to know which source
 /// is bound to which contribution, and which initial steps to emit.
-public enum Stepper: Sendable, Hashable, Codable, CustomStringConvertible {
+public indirect enum Stepper: Sendable, Hashable, Codable, CustomStringConvertible {
     /// No steps at all (RxFlow's `NoneStepper`).
     case none
     /// A stepper process, by its id. Its steps arrive from outside.
@@ -10,9 +10,8 @@ public enum Stepper: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The contributed presentable's own stepper: steps emitted "as" that screen by its presenter
     /// (RxFlow's `.contribute(withNext: viewControllerThatIsAStepper)`).
     case presentable
-    /// One step emitted by the coordinator when the contribution starts (RxFlow's `OneStepper`). Its step is kept
-    /// out of line, the other cases in the value itself: a stepper takes 17 bytes, and only this case allocates.
-    indirect case one(Step)
+    /// One step emitted by the coordinator when the contribution starts (RxFlow's `OneStepper`).
+    case one(Step)
     /// Several steppers: their initial steps in order, then whatever each emits (RxFlow's `CompositeStepper`).
     case composite([Stepper])
 

@@ -6,39 +6,68 @@ public struct FlowSpecification: Sendable {
     /// The format version this FlowBus reads.
     public static let currentVersion = 1
 
+    /// What the specification holds, in one object: a specification (and so each of the flows made from it, which
+    /// hold it) is one reference, and a flow of the file fits in the engine's value for a flow with no allocation.
+    private final class Content: Sendable {
+        let file: String
+        let session: SessionSpec
+        let steps: [StepDeclaration]
+        let flows: [FlowDefinition]
+        let source: String
+        let rootStepper: Stepper
+        let stepIndex: [String: Int]
+        let flowIndex: [String: Int]
+
+        init(file: String, session: SessionSpec, steps: [StepDeclaration], flows: [FlowDefinition], source: String) {
+            self.file = file
+            self.session = session
+            self.steps = steps
+            self.flows = flows
+            self.source = source
+            rootStepper = session.stepper.compiled(for: .none)
+            stepIndex = Dictionary(steps.enumerated().map { ($1.name, $0) }) { first, _ in first }
+            flowIndex = Dictionary(flows.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        }
+    }
+
+    private var content: Content
+
     /// The file it was read from.
-    public let file: String
+    public var file: String { content.file }
     /// How a new session starts.
-    public let session: SessionSpec
+    public var session: SessionSpec { content.session }
     /// Every step, with its parameters, in file order.
-    public let steps: [StepDeclaration]
+    public var steps: [StepDeclaration] { content.steps }
     /// Every flow, in file order.
-    public let flows: [FlowDefinition]
+    public var flows: [FlowDefinition] { content.flows }
     /// The text it was read from: what a daemon keeps with its journal, to replay it with the same flows.
-    public internal(set) var source = ""
+    public internal(set) var source: String {
+        get { content.source }
+        set {
+            content = Content(file: file, session: session, steps: steps, flows: flows, source: newValue)
+        }
+    }
     /// The root flow's own stepper, made once: every session shares it (made for each, it took 700 bytes of each
     /// idle session in flowd, with sixteen named steppers).
-    public let rootStepper: Stepper
-    /// Where each step is in ``steps``: every step from outside is looked up (declared? its parameters?).
-    private let stepIndex: [String: Int]
+    public var rootStepper: Stepper { content.rootStepper }
 
     init(file: String, session: SessionSpec, steps: [StepDeclaration], flows: [FlowDefinition]) {
-        self.file = file
-        self.session = session
-        self.steps = steps
-        self.flows = flows
-        rootStepper = session.stepper.compiled(for: .none)
-        stepIndex = Dictionary(steps.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        content = Content(file: file, session: session, steps: steps, flows: flows, source: "")
+    }
+
+    /// Where the flow named `name` is in ``flows`` (the first of that name).
+    func flowIndex(named name: String) -> Int? {
+        content.flowIndex[name]
     }
 
     /// The flow with this name.
     public func flow(named name: String) -> FlowDefinition? {
-        flows.first { $0.name == name }
+        flowIndex(named: name).map { flows[$0] }
     }
 
     /// The step declaration with this name.
     public func step(named name: String) -> StepDeclaration? {
-        stepIndex[name].map { steps[$0] }
+        content.stepIndex[name].map { steps[$0] }
     }
 
     /// The number of distinct screen names the flows show.

@@ -5,16 +5,20 @@ import FlowCore
 public struct SpecFlow: Flow {
     /// The whole specification (child flows are made from it).
     public let specification: FlowSpecification
+    /// Where this flow's definition is in the specification's flows: two words in all, which the engine keeps in
+    /// its value for a flow (a copy of the definition took an allocation of 250 bytes for each flow of a session).
+    private let index: Int
+
     /// This flow's definition.
-    public let definition: FlowDefinition
+    public var definition: FlowDefinition { specification.flows[index] }
 
     /// The flow named `name` of `specification`.
     public init?(_ name: String, in specification: FlowSpecification) {
-        guard let definition = specification.flow(named: name) else {
+        guard let index = specification.flowIndex(named: name) else {
             return nil
         }
         self.specification = specification
-        self.definition = definition
+        self.index = index
     }
 
     public var name: String { definition.name }
