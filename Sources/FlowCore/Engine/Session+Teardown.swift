@@ -108,7 +108,7 @@ extension Session {
         let waitingFor = startedChildren.filter { child in
             state.flows.index(forKey: child).map { !state.flows.inPlace(at: $0, \.isReady) } ?? false
         }
-        state.flows.values[index].waitingFor = waitingFor
+        state.flows.inPlace(at: index) { $0.waitingFor = waitingFor }
         if waitingFor.isEmpty {
             markReady(flowID)
         }

@@ -1,7 +1,7 @@
 /// One session at work: its state, its live flows, and the effects of the operation in progress.
 struct Session: Sendable {
     var state: SessionState
-    var flows: [FlowID: any Flow]
+    var flows: SmallTable<FlowID, any Flow>
     /// The engine's options, shared by its sessions.
     private let sharedOptions: SharedEngineOptions
     var now: EngineTime
@@ -79,7 +79,7 @@ struct Session: Sendable {
         now: EngineTime,
         renewingDeadlines: Bool = true
     ) throws(FlowCoreError) {
-        var flows: [FlowID: any Flow] = [:]
+        var flows: SmallTable<FlowID, any Flow> = [:]
         for record in state.flows.values.sorted(by: { $0.id < $1.id }) {
             let flow = try registry.make(record.name, parameters: record.parameters)
             guard flow.name == record.name else {

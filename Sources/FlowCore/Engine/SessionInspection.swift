@@ -68,7 +68,7 @@ public struct SessionInspection: Sendable, Hashable {
             )
         }
         screens = state.screens
-        visibility = state.visibility
+        visibility = state.visibility.dictionary
         queuedWork = state.queue.count + state.idle.count
         waitingDeepLinks = state.waitingDeepLinks.count
         pendingGuard = state.pendingGuard?.question

@@ -4,11 +4,11 @@ struct SessionState: Sendable, Hashable, Codable {
     let mainPresenter: PresenterID
     var ids = IDAllocator()
     var rootFlow: FlowID
-    var flows: [FlowID: FlowRecord] = [:]
+    var flows: SmallTable<FlowID, FlowRecord> = [:]
     var contributions: [Contribution] = []
     var ended: [EndedBinding] = []
     var screens = ScreenTree()
-    var visibility: [PresentableID: Visibility] = [:]
+    var visibility: SmallTable<PresentableID, Visibility> = [:]
     var queue: [WorkItem] = []
     var idle: [WorkItem] = []
     var waitingDeepLinks: [WaitingDeepLink] = []
@@ -49,9 +49,9 @@ struct SessionState: Sendable, Hashable, Codable {
     /// Calls `body` with each of `flows` and its record from `id` down, parents before children, siblings in start
     /// order (as ``flowsInPreorder(from:)`` lists them, without making the list: a step asks it). Static, over the
     /// flows alone: a caller whose `body` reads the rest of the session does not make a copy of the session for it.
-    /// The records are reached in place (`inout`, ``Dictionary/inPlace(at:_:)``; `body` only reads them).
+    /// The records are reached in place (`inout`, ``SmallTable/inPlace(at:_:)``; `body` only reads them).
     static func forEachFlowInPreorder(
-        of flows: inout [FlowID: FlowRecord],
+        of flows: inout SmallTable<FlowID, FlowRecord>,
         from id: FlowID,
         _ body: (FlowID, inout FlowRecord) -> Void
     ) {

@@ -5,16 +5,17 @@
 /// agree on the result.
 public struct ScreenTree: Sendable, Hashable, Codable {
     /// Each presenter's window root.
-    public internal(set) var windowRoots: [PresenterID: PresentableID] = [:]
+    public internal(set) var windowRoots: SmallTable<PresenterID, PresentableID> = [:]
     /// Every presentable on screen, by id.
-    public internal(set) var nodes: [PresentableID: ScreenNode] = [:]
+    public internal(set) var nodes: SmallTable<PresentableID, ScreenNode> = [:]
 
     /// Creates an empty tree: nothing on screen.
     public init() {}
 
     /// The presentable with this id, if it is on screen.
     public subscript(id: PresentableID) -> ScreenNode? {
-        nodes[id]
+        // Inlined, as the table's lookup is: a caller that reads one member copies no more than that.
+        @inline(__always) get { nodes[id] }
     }
 
     /// The presentable and everything it holds or presents, depth first (the presentable first).
