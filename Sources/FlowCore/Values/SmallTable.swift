@@ -8,8 +8,12 @@
 ///
 /// Coded, compared and hashed as a dictionary of the same entries: order does not matter, and a table reads what a
 /// dictionary wrote (a session's snapshot is the same either way). Read back, entries are in the order of their keys.
+///
+/// Inlinable, as the standard library's collections are: used from another module (flowd's coordinator), it ran
+/// unspecialized, looking up its type's metadata on every call (+1 500 instructions a step).
 public struct SmallTable<Key: Hashable, Value> {
     /// How many entries are searched by comparing keys; past this, a hash index finds them.
+    @inlinable
     public static var indexedAbove: Int { 16 }
 
     /// A key and its value.
@@ -17,18 +21,28 @@ public struct SmallTable<Key: Hashable, Value> {
         /// The key.
         public let key: Key
         /// Its value.
-        public fileprivate(set) var value: Value
+        public var value: Value
+
+        @inlinable
+        init(key: Key, value: Value) {
+            self.key = key
+            self.value = value
+        }
     }
 
-    /// The entries, in the order their keys were first set.
-    public private(set) var entries: [Entry] = []
+    /// The entries.
+    @usableFromInline
+    var storage: [Entry] = []
     /// Where each key's entry is in ``entries``, kept only past ``indexedAbove`` entries.
-    private var positions: [Key: Int]?
+    @usableFromInline
+    var positions: [Key: Int]?
 
     /// An empty table.
+    @inlinable
     public init() {}
 
     /// A table of `pairs`, whose keys are distinct.
+    @inlinable
     public init(uniqueKeysWithValues pairs: some Sequence<(Key, Value)>) {
         for (key, value) in pairs {
             self[key] = value
@@ -36,35 +50,42 @@ public struct SmallTable<Key: Hashable, Value> {
     }
 
     /// The number of entries.
-    public var count: Int { entries.count }
+    @inlinable
+    public var count: Int { storage.count }
 
     /// Whether there is none.
-    public var isEmpty: Bool { entries.isEmpty }
+    @inlinable
+    public var isEmpty: Bool { storage.isEmpty }
 
     /// The keys, in the order of ``entries`` (a view: nothing is copied until read).
-    public var keys: LazyMapCollection<[Entry], Key> { entries.lazy.map { $0.key } }
+    @inlinable
+    public var keys: LazyMapCollection<[Entry], Key> { storage.lazy.map { $0.key } }
 
     /// The values, in the order of ``entries`` (a view: each is copied as it is read).
-    public var values: LazyMapCollection<[Entry], Value> { entries.lazy.map { $0.value } }
+    @inlinable
+    public var values: LazyMapCollection<[Entry], Value> { storage.lazy.map { $0.value } }
 
     /// The same entries in a dictionary.
+    @inlinable
     public var dictionary: [Key: Value] {
-        Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.key, $0.value) })
+        Dictionary(uniqueKeysWithValues: storage.lazy.map { ($0.key, $0.value) })
     }
 
     /// Where `key`'s entry is in ``entries``, if it has one.
+    @inlinable
     public func index(forKey key: Key) -> Int? {
         if let positions {
             return positions[key]
         }
-        // Each entry's key read where it is kept (through the buffer's address): reading `entries[index].key` copied
+        // Each entry's key read where it is kept (through the buffer's address): reading `storage[index].key` copied
         // the whole entry, its value's references retained and released, for every key compared.
-        return entries.withUnsafeBufferPointer { buffer in
+        return storage.withUnsafeBufferPointer { buffer in
             buffer.indices.first { buffer[$0].key == key }
         }
     }
 
     /// The value of `key`; set to `nil`, the entry is removed.
+    @inlinable
     public subscript(key: Key) -> Value? {
         // Inlined where it is read: a caller that reads one member, or only asks whether there is a value, then
         // copies no more than that (out of line, each read copied the whole value).
@@ -84,41 +105,44 @@ public struct SmallTable<Key: Hashable, Value> {
         }
     }
 
-    /// The value at `index`, read where it is kept: `entries[index].value` copied the whole entry first.
-    @inline(__always)
-    private func value(at index: Int) -> Value {
-        entries.withUnsafeBufferPointer { $0[index].value }
+    /// The value at `index`, read where it is kept: `storage[index].value` copied the whole entry first.
+    @inlinable @inline(__always)
+    func value(at index: Int) -> Value {
+        storage.withUnsafeBufferPointer { $0[index].value }
     }
 
     /// Reads or changes the value at `index` (from ``index(forKey:)``) where it is kept: the subscript by key
     /// copies it out (and back).
+    @inlinable
     public mutating func inPlace<Result>(at index: Int, _ body: (inout Value) -> Result) -> Result {
-        body(&entries[index].value)
+        body(&storage[index].value)
     }
 
     /// Sets `key`'s value, added after the others when the key is new.
+    @inlinable
     public mutating func updateValue(_ value: Value, forKey key: Key) {
         if let index = index(forKey: key) {
-            entries[index].value = value
+            storage[index].value = value
             return
         }
-        entries.append(Entry(key: key, value: value))
+        storage.append(Entry(key: key, value: value))
         if positions != nil {
-            positions?[key] = entries.count - 1
-        } else if entries.count > Self.indexedAbove {
+            positions?[key] = storage.count - 1
+        } else if storage.count > Self.indexedAbove {
             indexEntries()
         }
     }
 
     /// Removes `key`'s entry, the others keeping their order; returns its value.
     @discardableResult
+    @inlinable
     public mutating func removeValue(forKey key: Key) -> Value? {
         guard let index = index(forKey: key) else {
             return nil
         }
-        let removed = entries.remove(at: index).value
+        let removed = storage.remove(at: index).value
         if positions != nil {
-            if entries.count > Self.indexedAbove / 2 {
+            if storage.count > Self.indexedAbove / 2 {
                 indexEntries()
             } else {
                 positions = nil
@@ -128,15 +152,17 @@ public struct SmallTable<Key: Hashable, Value> {
     }
 
     /// Removes every entry.
+    @inlinable
     public mutating func removeAll() {
-        entries = []
+        storage = []
         positions = nil
     }
 
-    private mutating func indexEntries() {
+    @usableFromInline
+    mutating func indexEntries() {
         var positions: [Key: Int] = [:]
-        positions.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
+        positions.reserveCapacity(storage.count)
+        for (index, entry) in storage.enumerated() {
             positions[entry.key] = index
         }
         self.positions = positions
@@ -146,21 +172,31 @@ public struct SmallTable<Key: Hashable, Value> {
 extension SmallTable: Sequence {
     /// Goes through the entries in order, each as a key and its value.
     public struct Iterator: IteratorProtocol {
-        fileprivate var entries: IndexingIterator<[Entry]>
+        @usableFromInline
+        var entries: IndexingIterator<[Entry]>
 
+        @inlinable
+        init(entries: IndexingIterator<[Entry]>) {
+            self.entries = entries
+        }
+
+        @inlinable
         public mutating func next() -> (key: Key, value: Value)? {
             entries.next().map { ($0.key, $0.value) }
         }
     }
 
+    @inlinable
     public func makeIterator() -> Iterator {
-        Iterator(entries: entries.makeIterator())
+        Iterator(entries: storage.makeIterator())
     }
 
-    public var underestimatedCount: Int { entries.count }
+    @inlinable
+    public var underestimatedCount: Int { storage.count }
 }
 
 extension SmallTable: ExpressibleByDictionaryLiteral {
+    @inlinable
     public init(dictionaryLiteral elements: (Key, Value)...) {
         self.init(uniqueKeysWithValues: elements)
     }
@@ -171,21 +207,23 @@ extension SmallTable.Entry: Sendable where Key: Sendable, Value: Sendable {}
 
 extension SmallTable: Equatable where Value: Equatable {
     /// The same keys with the same values, in any order.
+    @inlinable
     public static func == (lhs: SmallTable, rhs: SmallTable) -> Bool {
         guard lhs.count == rhs.count else {
             return false
         }
-        return lhs.entries.allSatisfy { entry in
-            rhs.index(forKey: entry.key).map { rhs.entries[$0].value == entry.value } ?? false
+        return lhs.storage.allSatisfy { entry in
+            rhs.index(forKey: entry.key).map { rhs.storage[$0].value == entry.value } ?? false
         }
     }
 }
 
 extension SmallTable: Hashable where Value: Hashable {
     /// Hashed as a dictionary hashes: whatever the order of the entries.
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         var combined = 0
-        for entry in entries {
+        for entry in storage {
             var entryHasher = Hasher()
             entryHasher.combine(entry.key)
             entryHasher.combine(entry.value)
@@ -198,6 +236,7 @@ extension SmallTable: Hashable where Value: Hashable {
 
 extension SmallTable: Encodable where Key: Encodable, Value: Encodable {
     /// Written as a dictionary of the same entries.
+    @inlinable
     public func encode(to encoder: any Encoder) throws {
         try dictionary.encode(to: encoder)
     }
@@ -205,6 +244,7 @@ extension SmallTable: Encodable where Key: Encodable, Value: Encodable {
 
 extension SmallTable: Decodable where Key: Decodable & Comparable, Value: Decodable {
     /// Read from a dictionary, in the order of the keys.
+    @inlinable
     public init(from decoder: any Decoder) throws {
         let dictionary = try [Key: Value](from: decoder)
         self.init(uniqueKeysWithValues: dictionary.sorted { $0.key < $1.key }.lazy.map { ($0.key, $0.value) })

@@ -97,9 +97,10 @@ extension Coordinator {
     mutating func resume(_ record: SessionRecord) throws {
         let session = record.engine.session
         try engine.resume(record.engine)
-        commandSequences[session] = Dictionary(
-            record.commandSequences.map { (PresenterID($0.key), $0.value) },
-            uniquingKeysWith: { _, last in last }
+        commandSequences[session] = SmallTable(
+            uniqueKeysWithValues: record.commandSequences.sorted { $0.key < $1.key }.map {
+                (PresenterID($0.key), $0.value)
+            }
         )
         for sender in record.senders {
             var stepper = StepperRecord()

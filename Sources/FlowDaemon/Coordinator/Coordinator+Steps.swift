@@ -277,12 +277,16 @@ extension Coordinator {
     }
 
     /// The next command batch sequence of a presenter, counted.
-    private static func advance(_ sequences: inout [PresenterID: UInt64], of presenter: PresenterID) -> UInt64 {
-        func increment(_ sequence: inout UInt64) -> UInt64 {
+    private static func advance(_ sequences: inout SmallTable<PresenterID, UInt64>, of presenter: PresenterID) -> UInt64
+    {
+        guard let index = sequences.index(forKey: presenter) else {
+            sequences[presenter] = 1
+            return 1
+        }
+        return sequences.inPlace(at: index) { sequence in
             sequence += 1
             return sequence
         }
-        return increment(&sequences[presenter, default: 0])
     }
 
     /// Acknowledges a decided step to its sender (the coordinator's own steps have none).

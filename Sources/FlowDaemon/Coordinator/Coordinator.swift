@@ -30,7 +30,9 @@ public struct Coordinator: Sendable {
     var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
     /// The step being given to the engine now, and who waits for its fate (see `apply(_:awaitingFateOf:...)`).
     var deciding: (token: StepToken, acknowledgement: PendingAcknowledgement)?
-    var commandSequences: [SessionID: [PresenterID: UInt64]] = [:]
+    /// The sequence of the last COMMANDS sent to each presenter of each session (a small table: most sessions have
+    /// one presenter, and a dictionary of one took 118 bytes).
+    var commandSequences: [SessionID: SmallTable<PresenterID, UInt64>] = [:]
     var recentDrops: [SessionID: [DroppedStep]] = [:]
     /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
     var inspection = InspectionSubscriptions()
