@@ -1,20 +1,21 @@
 /// A table of keys and values for the few entries a session holds of each kind (its flows, screens, visibilities,
-/// window roots): a list in the order the keys came, searched by comparing keys, and past
-/// ``SmallTable/indexedAbove`` entries also a hash index into it.
+/// window roots, COMMANDS sequences): a list in the order of its keys, searched by comparing keys one after another,
+/// and past ``SmallTable/searchedInTurnUpTo`` entries by halves.
 ///
 /// A dictionary of one entry takes 100 to 300 bytes (its storage's header, a bitmap and room for more than it holds)
-/// and every lookup hashes its key; an idle session held five. This list takes its header and its entries, and a
-/// lookup among a few entries compares a few keys.
+/// and every lookup hashes its key; an idle session held five. This list takes its header and its entries (the table
+/// itself is one word), and a lookup among a few entries compares a few keys. A session's ids are given in increasing
+/// order, so a new one goes at the end.
 ///
-/// Coded, compared and hashed as a dictionary of the same entries: order does not matter, and a table reads what a
-/// dictionary wrote (a session's snapshot is the same either way). Read back, entries are in the order of their keys.
+/// Coded, compared and hashed as a dictionary of the same entries: a table reads what a dictionary wrote (a session's
+/// snapshot is the same either way).
 ///
 /// Inlinable, as the standard library's collections are: used from another module (flowd's coordinator), it ran
 /// unspecialized, looking up its type's metadata on every call (+1 500 instructions a step).
-public struct SmallTable<Key: Hashable, Value> {
-    /// How many entries are searched by comparing keys; past this, a hash index finds them.
+public struct SmallTable<Key: Hashable & Comparable, Value> {
+    /// How many entries are searched one after another; past this, by halves.
     @inlinable
-    public static var indexedAbove: Int { 16 }
+    public static var searchedInTurnUpTo: Int { 16 }
 
     /// A key and its value.
     public struct Entry {
@@ -30,18 +31,19 @@ public struct SmallTable<Key: Hashable, Value> {
         }
     }
 
-    /// The entries.
+    /// The entries, in the order of their keys.
     @usableFromInline
     var storage: [Entry] = []
-    /// Where each key's entry is in ``entries``, kept only past ``indexedAbove`` entries.
-    @usableFromInline
-    var positions: [Key: Int]?
+
+    /// The entries, in the order of their keys.
+    @inlinable
+    public var entries: [Entry] { storage }
 
     /// An empty table.
     @inlinable
     public init() {}
 
-    /// A table of `pairs`, whose keys are distinct.
+    /// A table of `pairs` (of a key given twice, the last value).
     @inlinable
     public init(uniqueKeysWithValues pairs: some Sequence<(Key, Value)>) {
         for (key, value) in pairs {
@@ -57,11 +59,11 @@ public struct SmallTable<Key: Hashable, Value> {
     @inlinable
     public var isEmpty: Bool { storage.isEmpty }
 
-    /// The keys, in the order of ``entries`` (a view: nothing is copied until read).
+    /// The keys, in order (a view: nothing is copied until read).
     @inlinable
     public var keys: LazyMapCollection<[Entry], Key> { storage.lazy.map { $0.key } }
 
-    /// The values, in the order of ``entries`` (a view: each is copied as it is read).
+    /// The values, in the order of their keys (a view: each is copied as it is read).
     @inlinable
     public var values: LazyMapCollection<[Entry], Value> { storage.lazy.map { $0.value } }
 
@@ -74,13 +76,30 @@ public struct SmallTable<Key: Hashable, Value> {
     /// Where `key`'s entry is in ``entries``, if it has one.
     @inlinable
     public func index(forKey key: Key) -> Int? {
-        if let positions {
-            return positions[key]
-        }
+        let (index, found) = place(of: key)
+        return found ? index : nil
+    }
+
+    /// Where `key`'s entry is, or where it would go: the first entry whose key is not less.
+    @inlinable
+    func place(of key: Key) -> (index: Int, found: Bool) {
         // Each entry's key read where it is kept (through the buffer's address): reading `storage[index].key` copied
         // the whole entry, its value's references retained and released, for every key compared.
-        return storage.withUnsafeBufferPointer { buffer in
-            buffer.indices.first { buffer[$0].key == key }
+        storage.withUnsafeBufferPointer { buffer in
+            var low = 0
+            var high = buffer.count
+            while high - low > Self.searchedInTurnUpTo {
+                let middle = low + (high - low) / 2
+                if buffer[middle].key < key {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            while low < high, buffer[low].key < key {
+                low += 1
+            }
+            return (low, low < buffer.count && buffer[low].key == key)
         }
     }
 
@@ -118,54 +137,33 @@ public struct SmallTable<Key: Hashable, Value> {
         body(&storage[index].value)
     }
 
-    /// Sets `key`'s value, added after the others when the key is new.
+    /// Sets `key`'s value, in its place among the others when the key is new.
     @inlinable
     public mutating func updateValue(_ value: Value, forKey key: Key) {
-        if let index = index(forKey: key) {
+        let (index, found) = place(of: key)
+        if found {
             storage[index].value = value
-            return
-        }
-        storage.append(Entry(key: key, value: value))
-        if positions != nil {
-            positions?[key] = storage.count - 1
-        } else if storage.count > Self.indexedAbove {
-            indexEntries()
+        } else if index == storage.count {
+            storage.append(Entry(key: key, value: value))
+        } else {
+            storage.insert(Entry(key: key, value: value), at: index)
         }
     }
 
-    /// Removes `key`'s entry, the others keeping their order; returns its value.
+    /// Removes `key`'s entry; returns its value.
     @discardableResult
     @inlinable
     public mutating func removeValue(forKey key: Key) -> Value? {
         guard let index = index(forKey: key) else {
             return nil
         }
-        let removed = storage.remove(at: index).value
-        if positions != nil {
-            if storage.count > Self.indexedAbove / 2 {
-                indexEntries()
-            } else {
-                positions = nil
-            }
-        }
-        return removed
+        return storage.remove(at: index).value
     }
 
     /// Removes every entry.
     @inlinable
     public mutating func removeAll() {
         storage = []
-        positions = nil
-    }
-
-    @usableFromInline
-    mutating func indexEntries() {
-        var positions: [Key: Int] = [:]
-        positions.reserveCapacity(storage.count)
-        for (index, entry) in storage.enumerated() {
-            positions[entry.key] = index
-        }
-        self.positions = positions
     }
 }
 
@@ -206,20 +204,15 @@ extension SmallTable: Sendable where Key: Sendable, Value: Sendable {}
 extension SmallTable.Entry: Sendable where Key: Sendable, Value: Sendable {}
 
 extension SmallTable: Equatable where Value: Equatable {
-    /// The same keys with the same values, in any order.
+    /// The same keys with the same values (each table holds them in the order of their keys).
     @inlinable
     public static func == (lhs: SmallTable, rhs: SmallTable) -> Bool {
-        guard lhs.count == rhs.count else {
-            return false
-        }
-        return lhs.storage.allSatisfy { entry in
-            rhs.index(forKey: entry.key).map { rhs.storage[$0].value == entry.value } ?? false
-        }
+        lhs.storage.elementsEqual(rhs.storage) { $0.key == $1.key && $0.value == $1.value }
     }
 }
 
 extension SmallTable: Hashable where Value: Hashable {
-    /// Hashed as a dictionary hashes: whatever the order of the entries.
+    /// Hashed as a dictionary hashes its entries, each apart, whatever their order.
     @inlinable
     public func hash(into hasher: inout Hasher) {
         var combined = 0
@@ -242,8 +235,8 @@ extension SmallTable: Encodable where Key: Encodable, Value: Encodable {
     }
 }
 
-extension SmallTable: Decodable where Key: Decodable & Comparable, Value: Decodable {
-    /// Read from a dictionary, in the order of the keys.
+extension SmallTable: Decodable where Key: Decodable, Value: Decodable {
+    /// Read from a dictionary.
     @inlinable
     public init(from decoder: any Decoder) throws {
         let dictionary = try [Key: Value](from: decoder)
