@@ -107,6 +107,39 @@ private func p(_ id: UInt32) -> PresentableID { PresentableID(id) }
         #expect(tree.presentables(of: "cluster") == [p(20)])
     }
 
+    /// A tree is coded under the names its nodes always had (the selected tab as `selectedTab`, a node's optional
+    /// members left out when empty), and read back the same; a tab index that does not fit is refused, not cut.
+    @Test func aTreeIsCodedUnderItsMembersNamesAndReadBack() throws {
+        var tree = ScreenTree()
+        try tree.apply(.setWindowRoot(container(1, .tabs)), for: .main)
+        try tree.apply(.setTabs(p(1), [container(2, .stack), container(3, .split)], selected: 1), for: .main)
+        try tree.apply(.setMaster(p(3), screen(4)), for: .main)
+        try tree.apply(.present(screen(5), over: p(2)), for: .main)
+        let data = try JSONEncoder().encode(tree)
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let nodes = try #require(json["nodes"] as? [String: [String: Any]])
+        #expect(nodes["1"]?["selectedTab"] as? Int == 1)
+        #expect(
+            Set(nodes["1"]?.keys.map { $0 } ?? []) == ["description", "presenter", "placement", "items", "selectedTab"]
+        )
+        #expect(
+            Set(nodes["2"]?.keys.map { $0 } ?? []) == [
+                "description", "presenter", "parent", "placement", "items", "presented",
+            ]
+        )
+        #expect(nodes["3"]?["master"] as? Int == 4)
+        let read = try JSONDecoder().decode(ScreenTree.self, from: data)
+        #expect(read == tree)
+        #expect(read[p(1)]?.selectedTab == 1 && read[p(2)]?.selectedTab == nil)
+
+        let tooFar = String(decoding: data, as: UTF8.self).replacingOccurrences(
+            of: #""selectedTab":1"#,
+            with: #""selectedTab":4294967296"#
+        )
+        #expect(tooFar.contains("4294967296"))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ScreenTree.self, from: Data(tooFar.utf8)) }
+    }
+
     @Test func commandsEncodeAsFlatJSONAndDecodeBack() throws {
         let commands: [NavigationCommand] = [
             .setWindowRoot(container(1, .stack)), .push(screen(2), onto: p(1)), .pop(stack: p(1), to: p(2)),
