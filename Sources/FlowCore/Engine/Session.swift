@@ -79,7 +79,7 @@ struct Session: Sendable {
         now: EngineTime,
         renewingDeadlines: Bool = true
     ) throws(FlowCoreError) {
-        var flows: SmallTable<FlowID, any Flow> = [:]
+        var flows: SmallTable<FlowID, any Flow> = SmallTable()
         for record in state.flows.values.sorted(by: { $0.id < $1.id }) {
             let flow = try registry.make(record.name, parameters: record.parameters)
             guard flow.name == record.name else {

@@ -4,11 +4,11 @@ struct SessionState: Sendable, Hashable, Codable {
     let mainPresenter: PresenterID
     var ids = IDAllocator()
     var rootFlow: FlowID
-    var flows: SmallTable<FlowID, FlowRecord> = [:]
+    var flows: SmallTable<FlowID, FlowRecord> = SmallTable()
     var contributions: [Contribution] = []
     var ended: [EndedBinding] = []
     var screens = ScreenTree()
-    var visibility: SmallTable<PresentableID, Visibility> = [:]
+    var visibility: SmallTable<PresentableID, Visibility> = SmallTable()
     var queue: [WorkItem] = []
     var idle: [WorkItem] = []
     var waitingDeepLinks: [WaitingDeepLink] = []

@@ -5,9 +5,9 @@
 /// agree on the result.
 public struct ScreenTree: Sendable, Hashable, Codable {
     /// Each presenter's window root.
-    public internal(set) var windowRoots: SmallTable<PresenterID, PresentableID> = [:]
+    public internal(set) var windowRoots: SmallTable<PresenterID, PresentableID> = SmallTable()
     /// Every presentable on screen, by id.
-    public internal(set) var nodes: SmallTable<PresentableID, ScreenNode> = [:]
+    public internal(set) var nodes: SmallTable<PresentableID, ScreenNode> = SmallTable()
 
     /// Creates an empty tree: nothing on screen.
     public init() {}
