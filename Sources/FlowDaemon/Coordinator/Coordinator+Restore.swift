@@ -98,9 +98,7 @@ extension Coordinator {
         let session = record.engine.session
         try engine.resume(record.engine)
         commandSequences[session] = SmallTable(
-            uniqueKeysWithValues: record.commandSequences.sorted { $0.key < $1.key }.map {
-                (PresenterID($0.key), $0.value)
-            }
+            uniqueKeysWithValues: record.commandSequences.map { (PresenterID($0.key), $0.value) }
         )
         for sender in record.senders {
             var stepper = StepperRecord()
