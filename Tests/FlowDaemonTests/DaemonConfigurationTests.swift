@@ -172,10 +172,21 @@ import ZeroMQ
         #expect(defaults.fleet?.advertisedControl.count == 1)
         #expect(defaults.fleet?.advertisedControl.first?.hasSuffix(":5860") == true)
         #expect(defaults.fleet?.advertisedControl.first?.contains("*") == false)
+        // Ports chosen as flowd binds, with what to advertise given.
+        let chosen = [
+            "FLOWD_STORE": "postgres://db/f", "FLOWD_CONTROL": "tcp://*:*", "FLOWD_EVENTS": "tcp://*:*",
+            "FLOWD_ADVERTISE_CONTROL": "tcp://flowd-3:5860", "FLOWD_ADVERTISE_EVENTS": "tcp://flowd-3:5861",
+        ]
+        let advertised = try DaemonConfiguration(
+            try await SettingSources(environment: chosen).read(),
+            environment: chosen
+        )
+        #expect(advertised.fleet?.advertisedControl == ["tcp://flowd-3:5860"])
     }
 
     /// Tried: a store that is neither sqlite nor a PostgreSQL URL, a store with a state directory, fleet settings
-    /// without a store, a lease too short, advertised endpoints that do not pair up.
+    /// without a store, a lease too short, advertised endpoints that do not pair up, endpoints whose port is chosen
+    /// as flowd binds (`*`) with nothing else to advertise, and such a port advertised.
     @Test func fleetSettingsThatDoNotFitAreRefused() async throws {
         let cases: [([String: String], String)] = [
             (["FLOWD_STORE": "mysql://db"], "is sqlite (the state directory, the default) or a PostgreSQL URL"),
@@ -187,6 +198,19 @@ import ZeroMQ
                     "FLOWD_STORE": "postgres://db/f", "FLOWD_ADVERTISE_CONTROL": "tcp://a:1,tcp://b:1",
                     "FLOWD_ADVERTISE_EVENTS": "tcp://a:2",
                 ], "pair up"
+            ),
+            (
+                [
+                    "FLOWD_STORE": "postgres://db/f", "FLOWD_CONTROL": "tcp://127.0.0.1:*",
+                    "FLOWD_EVENTS": "tcp://127.0.0.1:5861",
+                ],
+                "tcp://127.0.0.1:* is where this instance's clients would be sent by the others, but its port is chosen as flowd binds: give the port, or what to advertise with"
+            ),
+            (
+                [
+                    "FLOWD_STORE": "postgres://db/f", "FLOWD_CONTROL": "tcp://*:*", "FLOWD_EVENTS": "tcp://*:*",
+                    "FLOWD_ADVERTISE_CONTROL": "tcp://a:*", "FLOWD_ADVERTISE_EVENTS": "tcp://a:2",
+                ], "tcp://a:* is where"
             ),
         ]
         for (variables, expected) in cases {

@@ -35,6 +35,12 @@ extension DaemonConfiguration {
             settings.texts(.advertiseControl) ?? FleetConfiguration.advertised(controlEndpoints, hostName: hostName)
         let events =
             settings.texts(.advertiseEvents) ?? FleetConfiguration.advertised(eventsEndpoints, hostName: hostName)
+        // The others are told where to send a session's clients: a port chosen as flowd binds is known to nobody.
+        if let unknown = (control + events).first(where: FleetConfiguration.hasPortChosenAtBind) {
+            throw ConfigurationError(
+                "\(unknown) is where this instance's clients would be sent by the others, but its port is chosen as flowd binds: give the port, or what to advertise with \(settings.naming(.advertiseControl)) and \(settings.naming(.advertiseEvents))"
+            )
+        }
         guard control.count == events.count else {
             throw ConfigurationError(
                 "\(settings.naming(.advertiseControl)) and \(settings.naming(.advertiseEvents)) pair up: give as many of each (\(control.count) and \(events.count))"

@@ -50,6 +50,11 @@ public struct FleetConfiguration: Sendable, Hashable {
         return tcp.isEmpty ? bound : tcp
     }
 
+    /// Whether a tcp endpoint's port is chosen by the system as it is bound (`tcp://host:*`).
+    static func hasPortChosenAtBind(_ endpoint: String) -> Bool {
+        endpoint.hasPrefix("tcp://") && endpoint.hasSuffix(":*")
+    }
+
     /// This instance as the store knows it, running `flows`.
     func identity(running flows: FlowSpecification) -> FleetInstance {
         FleetInstance(
