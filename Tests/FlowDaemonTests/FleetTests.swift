@@ -14,24 +14,42 @@ struct FleetTests {
     typealias Tick = KillTortureTests.Tick
 
     /// One instance of the fleet: its name and tcp endpoints on loopback, and its process once started.
+    ///
+    /// Its ports are ones nobody listened on when they were picked (a fleet advertises its endpoints: they are
+    /// given, not chosen as flowd binds). Another process may take one before flowd binds it (seen once in CI: "the
+    /// address is in use"): the first start then picks others, up to three times. It starts again on the same ones.
     final class Instance {
         let name: String
-        let control = "tcp://127.0.0.1:\(freeLoopbackPort())"
-        let events = "tcp://127.0.0.1:\(freeLoopbackPort())"
+        private(set) var control = Instance.freeEndpoint()
+        private(set) var events = Instance.freeEndpoint()
+        private var started = false
         var process: DaemonProcess?
 
         init(_ name: String) {
             self.name = name
         }
 
+        private static func freeEndpoint() -> String {
+            "tcp://127.0.0.1:\(freeLoopbackPort())"
+        }
+
         func start(store: String, flows: String, lease: String) throws {
-            let daemon = try DaemonProcess([
-                "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
-                "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000", "--log-level",
-                "debug",
-            ])
-            _ = try daemon.readyEndpoints()
-            process = daemon
+            for attempt in 1...3 {
+                let daemon = try DaemonProcess([
+                    "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
+                    "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000", "--log-level",
+                    "debug",
+                ])
+                do {
+                    _ = try daemon.readyEndpoints()
+                } catch  where !started && attempt < 3 && daemon.standardError.contains("the address is in use") {
+                    (control, events) = (Self.freeEndpoint(), Self.freeEndpoint())
+                    continue
+                }
+                process = daemon
+                started = true
+                return
+            }
         }
     }
 
@@ -378,6 +396,21 @@ struct FleetTests {
         #expect(try ticksInTree(of: "d", at: a).map(\.number) == Array(1...total))
         #expect(a.process?.process.isRunning == true)
         stepper.send("quit")
+    }
+
+    /// The fleet's own test support: an instance whose port another process took before flowd bound it starts on
+    /// others (flowd refuses the port taken, naming it).
+    @Test func anInstanceWhosePortWasTakenStartsOnOthers() throws {
+        let store = try server.createDatabase("taken")
+        let instance = Instance("a")
+        let taken = instance.control
+        let context = try Context()
+        let squatter = try Socket(.router, context: context)
+        try squatter.bind(taken)
+        try instance.start(store: store, flows: flowsPath, lease: "2s")
+        #expect(instance.control != taken)
+        #expect(instance.process?.process.isRunning == true)
+        #expect(instance.process?.signal(SIGTERM) == 0)
     }
 
     /// A database that refuses this flowd (an unknown role) is not waited for: flowd says why at once, exit 74.
