@@ -17,7 +17,7 @@ public enum FlowJSON {
         if !sortedKeys {
             let stream = StreamEncoding()
             if (try? stream.encodeRoot(value)) != nil, !stream.unsupported {
-                return stream.writer.bytes
+                return stream.writer.bytes.array
             }
         }
         return try encodeThroughNodes(value, sortedKeys: sortedKeys)
@@ -28,7 +28,7 @@ public enum FlowJSON {
         let node = try NodeEncoder.node(value, at: [])
         var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(node)
-        return writer.bytes
+        return writer.bytes.array
     }
 
     /// A value as a ``JSONValue``, without going through text.
@@ -68,14 +68,13 @@ extension JSONValue {
     public func jsonText(sortedKeys: Bool = false) -> [UInt8] {
         var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(self)
-        return writer.bytes
+        return writer.bytes.array
     }
 
     /// Appends the value's compact JSON text to `text` (a message being written piece by piece).
     public func appendJSONText(to text: inout [UInt8], sortedKeys: Bool = false) {
-        var writer = JSONTextWriter(sortedKeys: sortedKeys, capacity: 0)
-        swap(&writer.bytes, &text)
+        var writer = JSONTextWriter(sortedKeys: sortedKeys)
         writer.write(self)
-        swap(&writer.bytes, &text)
+        writer.bytes.withText { text.append(contentsOf: $0) }
     }
 }

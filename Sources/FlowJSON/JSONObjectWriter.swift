@@ -22,28 +22,20 @@ public struct JSONObjectWriter: JSONMembers {
     }
 
     /// Writes an object at the end of `text` (a message being written piece by piece), its members given by
-    /// `members`. The text is written in place, never copied.
+    /// `members`. The text before is kept where it is, never copied.
     public static func object(appendingTo text: inout [UInt8], _ members: (inout JSONObjectWriter) -> Void) {
-        var object = JSONObjectWriter(writer: JSONTextWriter(capacity: 0))
-        swap(&object.writer.bytes, &text)
-        object.writer.bytes.append(UInt8(ascii: "{"))
+        var object = JSONObjectWriter()
         members(&object)
         object.writer.bytes.append(UInt8(ascii: "}"))
-        swap(&object.writer.bytes, &text)
+        object.writer.bytes.withText { text.append(contentsOf: $0) }
     }
 
     /// Goes on writing members after those of `text`: an object's text, open (no closing brace), with at least one
     /// member (members written once and used as the start of many objects). `capacity`: the room to keep for the
     /// whole text.
     public init(continuing text: [UInt8], capacity: Int) {
-        writer = JSONTextWriter(capacity: 0)
-        writer.bytes.reserveCapacity(capacity)
-        writer.bytes += text
+        writer = JSONTextWriter(continuing: TextBuffer(text, capacity: capacity))
         empty = false
-    }
-
-    private init(writer: JSONTextWriter) {
-        self.writer = writer
     }
 
     /// A member whose value is any JSON value; `sortedKeys` writes the members of its objects in key order.
@@ -54,16 +46,35 @@ public struct JSONObjectWriter: JSONMembers {
         writer.sortedKeys = false
     }
 
-    /// A member whose value is a string.
+    /// A member whose value is a string: written in one piece, with its name, when it has nothing to escape.
     public mutating func member(_ key: StaticString, _ value: String) {
-        name(key)
-        writer.write(value)
+        var value = value
+        let composed = value.withUTF8 { text -> Bool in
+            guard !JSONTextWriter.needsEscaping(text) else { return false }
+            let separated = takeSeparator()
+            writer.bytes.compose(atMost: key.utf8CodeUnitCount + text.count + 6) { piece in
+                if separated { piece.put(UInt8(ascii: ",")) }
+                piece.put(name: key)
+                piece.put(UInt8(ascii: "\""))
+                piece.put(text)
+                piece.put(UInt8(ascii: "\""))
+            }
+            return true
+        }
+        if !composed {
+            name(key)
+            writer.write(value)
+        }
     }
 
-    /// A member whose value is a whole number.
+    /// A member whose value is a whole number, in one piece.
     public mutating func member(_ key: StaticString, _ value: Int) {
-        name(key)
-        writer.write(value)
+        let separated = takeSeparator()
+        writer.bytes.compose(atMost: key.utf8CodeUnitCount + TextComposer.longestNumber + 4) { piece in
+            if separated { piece.put(UInt8(ascii: ",")) }
+            piece.put(name: key)
+            piece.put(value)
+        }
     }
 
     /// A member whose value is any JSON value.
@@ -74,8 +85,7 @@ public struct JSONObjectWriter: JSONMembers {
     /// A member whose value is an object, written member by member by `members`.
     @inlinable
     public mutating func member(_ key: StaticString, object members: (inout JSONObjectWriter) -> Void) {
-        name(key)
-        writer.bytes.append(UInt8(ascii: "{"))
+        name(key, opening: UInt8(ascii: "{"))
         empty = true
         members(&self)
         writer.bytes.append(UInt8(ascii: "}"))
@@ -89,8 +99,7 @@ public struct JSONObjectWriter: JSONMembers {
 
     @inlinable
     public mutating func member<Integers: Collection<Int>>(_ key: StaticString, integers: Integers) {
-        name(key)
-        writer.bytes.append(UInt8(ascii: "["))
+        name(key, opening: UInt8(ascii: "["))
         var first = true
         for value in integers {
             if !first { writer.bytes.append(UInt8(ascii: ",")) }
@@ -139,7 +148,7 @@ public struct JSONObjectWriter: JSONMembers {
     /// The object's text, closed.
     public consuming func finished() -> [UInt8] {
         writer.bytes.append(UInt8(ascii: "}"))
-        return writer.bytes
+        return writer.bytes.array
     }
 
     /// A member whose key is not a literal (a ``JSONObject``'s), escaped as JSON needs.
@@ -150,11 +159,16 @@ public struct JSONObjectWriter: JSONMembers {
         writer.write(value)
     }
 
+    /// A member's name and its colon, after a comma when members came before, then `opening` (a bracket or brace
+    /// that starts its value), in one piece. A literal name: nothing to escape (see ``JSONMembers``).
     @usableFromInline
-    mutating func name(_ key: StaticString) {
-        separate()
-        // A literal name: nothing to escape (see JSONMembers).
-        writer.appendName(key)
+    mutating func name(_ key: StaticString, opening: UInt8? = nil) {
+        let separated = takeSeparator()
+        writer.bytes.compose(atMost: key.utf8CodeUnitCount + 5) { piece in
+            if separated { piece.put(UInt8(ascii: ",")) }
+            piece.put(name: key)
+            if let opening { piece.put(opening) }
+        }
     }
 
     @usableFromInline
@@ -163,5 +177,12 @@ public struct JSONObjectWriter: JSONMembers {
             writer.bytes.append(UInt8(ascii: ","))
         }
         empty = false
+    }
+
+    /// Notes that a member follows; returns whether it needs a comma before it, which the caller's piece writes.
+    @usableFromInline
+    mutating func takeSeparator() -> Bool {
+        defer { empty = false }
+        return !empty
     }
 }

@@ -4,13 +4,18 @@
 @usableFromInline
 struct JSONTextWriter {
     /// The text so far.
-    @usableFromInline var bytes: [UInt8] = []
+    @usableFromInline var bytes: TextBuffer
     /// Whether object members are written in key order (otherwise in the order they come).
     var sortedKeys = false
 
     init(sortedKeys: Bool = false, capacity: Int = 256) {
         self.sortedKeys = sortedKeys
-        bytes.reserveCapacity(capacity)
+        bytes = TextBuffer(capacity: capacity)
+    }
+
+    /// Goes on writing after `bytes`.
+    init(continuing bytes: TextBuffer) {
+        self.bytes = bytes
     }
 
     mutating func write(_ value: JSONValue) {
@@ -46,8 +51,7 @@ struct JSONTextWriter {
 
     private mutating func write(member key: String, _ value: JSONValue, first: Bool) {
         if !first { bytes.append(UInt8(ascii: ",")) }
-        write(key)
-        bytes.append(UInt8(ascii: ":"))
+        write(key, then: UInt8(ascii: ":"))
         write(value)
     }
 
@@ -64,50 +68,13 @@ struct JSONTextWriter {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Appends a member's name, quoted, and its colon: `"name":`. The name is a literal with nothing to escape.
-    @usableFromInline
-    mutating func appendName(_ name: StaticString) {
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
     @usableFromInline
     mutating func write(_ value: Int) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            // The magnitude of Int.min does not fit in an Int, it does in a UInt64.
-            write(UInt64(value.magnitude))
-        } else {
-            write(UInt64(value))
-        }
+        bytes.compose(atMost: TextComposer.longestNumber) { $0.put(value) }
     }
 
     mutating func write(_ value: UInt64) {
-        guard value >= 10 else {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        // Up to 20 digits, written from the last into a fixed buffer on the stack, two at a time (the wire's ids and
-        // times have 13 to 16: half as many divisions of the whole number).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = 20
-            while rest >= 100 {
-                let pair = UInt8(truncatingIfNeeded: rest % 100)
-                rest /= 100
-                start -= 2
-                digits[start] = UInt8(ascii: "0") + pair / 10
-                digits[start + 1] = UInt8(ascii: "0") + pair % 10
-            }
-            while rest > 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        bytes.compose(atMost: TextComposer.longestNumber) { $0.put(digitsOf: value) }
     }
 
     /// A finite number in Swift's shortest form that reads back exactly (`1.5`, `1e-07`); JSON has no
@@ -117,19 +84,25 @@ struct JSONTextWriter {
             writeNull()
             return
         }
-        bytes.append(contentsOf: value.description.utf8)
+        bytes.append(contentsOf: Array(value.description.utf8))
     }
 
-    /// A string, quoted, with `"`, `\` and the control characters escaped.
-    mutating func write(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+    /// A string, quoted, with `"`, `\` and the control characters escaped; then `byte`, if given (a key's colon).
+    mutating func write(_ value: String, then byte: UInt8? = nil) {
         var value = value
         value.withUTF8 { text in
-            // Nearly all text has nothing to escape: found 8 bytes at a time, and copied whole.
+            // Nearly all text has nothing to escape: found 8 bytes at a time, and written whole, in one piece with
+            // its quotes.
             guard Self.needsEscaping(text) else {
-                bytes.append(contentsOf: text)
+                bytes.compose(atMost: text.count + 3) { piece in
+                    piece.put(UInt8(ascii: "\""))
+                    piece.put(text)
+                    piece.put(UInt8(ascii: "\""))
+                    if let byte { piece.put(byte) }
+                }
                 return
             }
+            bytes.append(UInt8(ascii: "\""))
             var start = 0
             for index in text.indices {
                 let byte = text[index]
@@ -153,8 +126,9 @@ struct JSONTextWriter {
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+            bytes.append(UInt8(ascii: "\""))
+            if let byte { bytes.append(byte) }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Whether `text` holds a byte to escape: a control character (below 0x20), `"` or `\`.

@@ -71,6 +71,37 @@ import Testing
         }
     }
 
+    /// A writer is a value: a copy goes on apart from the original, whether or not either has to grow (they share
+    /// their text until one of them writes; without the check that it is not shared, the second overwrites the
+    /// first's members in the same storage).
+    @Test func aCopiedWriterGoesOnApartFromTheOriginal() {
+        for capacity in [4, 1024] {
+            var original = JSONObjectWriter(capacity: capacity)
+            original.member("shared", 1)
+            var copy = original
+            original.member("original", "first")
+            copy.member("copy", 2)
+            copy.member("more", "text")
+            original.member("last", 3)
+            #expect(text(original.finished()) == #"{"shared":1,"original":"first","last":3}"#)
+            #expect(text(copy.finished()) == #"{"shared":1,"copy":2,"more":"text"}"#)
+        }
+    }
+
+    /// Text with nothing to escape is written in one piece however long it is: 100 000 bytes as a member, as an
+    /// element of an array, and as a key, starting from a writer with room for 4.
+    @Test func longTextWithNothingToEscapeComesOutWhole() throws {
+        let long = String(repeating: "abcdefghij", count: 10_000)
+        var writer = JSONObjectWriter(capacity: 4)
+        writer.member("text", long)
+        writer.member("array", .array([.string(long), .int(7)]))
+        writer.member(named: long, .string("key"))
+        let object = try #require(try JSONValue(parsing: writer.finished()).objectValue)
+        #expect(object["text"] == .string(long))
+        #expect(object["array"] == .array([.string(long), .int(7)]))
+        #expect(object[long] == .string("key"))
+    }
+
     /// Whole numbers are written two digits at a time: tried at each length from 1 to 19 digits, at the edges of a
     /// pair (9, 10, 99, 100, 101, 999, 1000), and at Int's limits.
     @Test func wholeNumbersAreWrittenDigitForDigit() throws {
