@@ -116,6 +116,27 @@ import Testing
             writer.member("n", number)
             #expect(text(writer.finished()) == "{\"n\":\(number)}")
         }
+        // Beyond Int: unsigned numbers of 20 digits, and at the edge of the widest step of the digit count.
+        let unsigned: [UInt64] = [.max, 10_000_000_000_000_000_000, 10_000_000_000_000_000, 9_999_999_999_999_999]
+        #expect(text(try FlowJSON.encode(unsigned)) == "[" + unsigned.map(String.init).joined(separator: ",") + "]")
+    }
+
+    /// Short text is copied as two words that may overlap: plain strings of every length from 0 to 40, as members
+    /// (with names of 1 to 20 bytes, the literals of a real form) and as elements, come out whole.
+    @Test func plainTextOfEveryShortLengthComesOutWhole() throws {
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN")
+        for length in 0...40 {
+            let plain = String(letters.prefix(length))
+            var writer = JSONObjectWriter()
+            writer.member("t", plain)
+            writer.member("presentable", plain)
+            writer.member("aNameOfTwentyLetters", plain)
+            writer.member("list", .array([.string(plain)]))
+            #expect(
+                text(writer.finished())
+                    == #"{"t":"\#(plain)","presentable":"\#(plain)","aNameOfTwentyLetters":"\#(plain)","list":["\#(plain)"]}"#
+            )
+        }
     }
 
     @Test func theWriterAndTheBuilderGiveTheSameObject() throws {
