@@ -9,7 +9,7 @@
 /// fields.member("step", step.wireValue)
 /// let text = fields.finished()   // {"token":12,"step":{...}}
 /// ```
-public struct JSONObjectWriter: JSONMembers {
+public struct JSONObjectWriter: JSONMembers, Sendable {
     // Visible to inlinable code: the generic members below are specialized where they are used (FlowWire's
     // messages), not called through their elements' metadata.
     @usableFromInline var writer: JSONTextWriter
@@ -17,17 +17,13 @@ public struct JSONObjectWriter: JSONMembers {
 
     /// Starts an object.
     public init(capacity: Int = 128) {
-        writer = JSONTextWriter(capacity: capacity)
-        writer.bytes.append(UInt8(ascii: "{"))
+        self.init(opening: UInt8(ascii: "{"), capacity: capacity)
     }
 
-    /// Writes an object at the end of `text` (a message being written piece by piece), its members given by
-    /// `members`. The text before is kept where it is, never copied.
-    public static func object(appendingTo text: inout [UInt8], _ members: (inout JSONObjectWriter) -> Void) {
-        var object = JSONObjectWriter()
-        members(&object)
-        object.writer.bytes.append(UInt8(ascii: "}"))
-        object.writer.bytes.withText { text.append(contentsOf: $0) }
+    /// Starts a text with `opening` (a brace, or the bracket of a ``JSONArrayWriter``'s array).
+    init(opening: UInt8, capacity: Int) {
+        writer = JSONTextWriter(capacity: capacity)
+        writer.bytes.append(opening)
     }
 
     /// Goes on writing members after those of `text`: an object's text, open (no closing brace), with at least one

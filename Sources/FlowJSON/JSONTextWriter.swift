@@ -2,7 +2,7 @@
 ///
 /// The wire's hot path: every message FlowBus sends is written by it, through ``FlowJSON``.
 @usableFromInline
-struct JSONTextWriter {
+struct JSONTextWriter: Sendable {
     /// The text so far.
     @usableFromInline var bytes: TextBuffer
     /// Whether object members are written in key order (otherwise in the order they come).

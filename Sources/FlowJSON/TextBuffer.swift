@@ -5,9 +5,10 @@
 /// and its generic append machinery: writing a message byte by byte and member by member into one cost more than
 /// anything else the wire's writing did. The text is handed over as an array once, at the end (``array``).
 ///
-/// Copies share storage until one of them writes (copy on write, as an array), so a writer stays a value.
+/// Copies share storage until one of them writes (copy on write, as an array), so a writer stays a value, and may go
+/// to another thread as an array may: a copy that writes checks first that it holds the storage alone.
 @usableFromInline
-struct TextBuffer {
+struct TextBuffer: @unchecked Sendable {
     @usableFromInline typealias Storage = ManagedBuffer<Void, UInt8>
 
     @usableFromInline var storage: Storage

@@ -151,21 +151,28 @@ import Testing
         #expect(try JSONValue(parsing: written) == .object(built))
     }
 
-    @Test func anObjectIsWrittenInPlaceAfterWhatIsThere() throws {
-        var text = Array(#"{"events":["#.utf8)
+    /// A list of objects written element by element into one text (each element reuses the writer).
+    @Test func anArrayOfObjectsIsWrittenElementByElement() throws {
+        var list = JSONArrayWriter(capacity: 4)
+        #expect(list.count == 0)
         for index in 0..<3 {
-            if index > 0 { text.append(UInt8(ascii: ",")) }
-            JSONObjectWriter.object(appendingTo: &text) { entry in
+            list.object { entry in
                 entry.member("index", index)
                 entry.member("fields", jsonText: Array(#"{"raw":true}"#.utf8))
             }
         }
-        text += Array("]}".utf8)
+        #expect(list.count == 3)
+        let text = list.finished()
         #expect(
             self.text(text)
-                == #"{"events":[{"index":0,"fields":{"raw":true}},{"index":1,"fields":{"raw":true}},{"index":2,"fields":{"raw":true}}]}"#
+                == #"[{"index":0,"fields":{"raw":true}},{"index":1,"fields":{"raw":true}},{"index":2,"fields":{"raw":true}}]"#
         )
-        #expect(try JSONValue(parsing: text).objectValue?["events"]?.arrayValue?.count == 3)
+        #expect(try JSONValue(parsing: text).arrayValue?.count == 3)
+        #expect(self.text(JSONArrayWriter().finished()) == "[]")
+        var empties = JSONArrayWriter()
+        empties.object { _ in }
+        empties.object { _ in }
+        #expect(self.text(empties.finished()) == "[{},{}]")
     }
 
     @Test func keysThatAreNotLiteralsAreEscapedAndObjectsCanBeSorted() throws {
@@ -175,8 +182,8 @@ import Testing
         #expect(text(writer.finished()) == #"{"a \"quoted\" key":1,"sorted":{"a":{"c":3,"d":2},"b":1}}"#)
     }
 
-    /// Text longer than the writer's first capacity comes out whole and in order: a long string, many members, and
-    /// an object and a value appended to a text of 100 000 bytes, which is kept byte for byte before them.
+    /// Text longer than the writer's first capacity comes out whole and in order: a long string, many members, a
+    /// long list of objects, and a value appended to a text of 100 000 bytes, which is kept byte for byte before it.
     @Test func textLongerThanTheFirstCapacityComesOutWhole() throws {
         let long = String(repeating: "long \"text\" ", count: 100)
         var writer = JSONObjectWriter(capacity: 4)
@@ -191,13 +198,23 @@ import Testing
         #expect(object["key499"] == .int(499))
         #expect(written.last == UInt8(ascii: "}"))
 
-        // Appended to a text of 100 000 bytes, twice: the text before is kept as it was, the object follows it.
+        // A list of 200 objects, each holding the long text, from a list with room for 4.
+        var list = JSONArrayWriter(capacity: 4)
+        for index in 0..<200 {
+            list.object {
+                $0.member("index", index)
+                $0.member("text", long)
+            }
+        }
+        let elements = try #require(try JSONValue(parsing: list.finished()).arrayValue)
+        #expect(elements.count == 200)
+        #expect(elements[199] == .object(["index": 199, "text": .string(long)]))
+
+        // Appended to a text of 100 000 bytes: the text before is kept as it was, the value follows it.
         let before = Array(repeating: UInt8(ascii: " "), count: 100_000)
         var text = before
-        JSONObjectWriter.object(appendingTo: &text) { $0.member("first", long) }
-        JSONValue.string("second").appendJSONText(to: &text)
+        JSONValue.string(long).appendJSONText(to: &text)
         #expect(Array(text.prefix(before.count)) == before)
-        let tail = Array(text.dropFirst(before.count))
-        #expect(tail == Array(#"{"first":"#.utf8) + JSONValue.string(long).jsonText() + Array(#"}"second""#.utf8))
+        #expect(Array(text.dropFirst(before.count)) == JSONValue.string(long).jsonText())
     }
 }

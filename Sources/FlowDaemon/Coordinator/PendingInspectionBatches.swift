@@ -8,11 +8,11 @@ struct PendingInspectionBatches: Sendable {
     /// The most events in one EVENTS message: a session with more waiting publishes more than one.
     static let limit = 512
 
-    /// An EVENTS body being written: `{"events":[...` until it is finished.
+    /// An EVENTS body being written: its events, until it is finished.
     struct Body: Sendable {
         let session: SessionID?
-        var text: [UInt8] = Body.opening
-        var count = 0
+        var events = JSONArrayWriter(capacity: 1024)
+        var count: Int { events.count }
         /// When its first event was added (ms since 1970).
         var firstAt: Int64?
 
@@ -20,33 +20,27 @@ struct PendingInspectionBatches: Sendable {
             self.session = session
         }
 
-        private static let opening = Array(#"{"events":["#.utf8)
-
         /// Adds an entry, `{"kind":...,"at":...,"fields":...}`, its `fields` member written by `writeFields`.
         mutating func add(kind: String, at: Int64, fields writeFields: (inout JSONObjectWriter) -> Void) {
-            if count > 0 {
-                text.append(UInt8(ascii: ","))
-            }
             firstAt = firstAt ?? at
-            JSONObjectWriter.object(appendingTo: &text) { entry in
+            events.object { entry in
                 entry.member("kind", kind)
                 entry.member("at", Int(at))
                 writeFields(&entry)
             }
-            count += 1
         }
 
-        /// The finished body: the events, then the session when there is one. The body is empty afterwards.
+        /// The finished body, `{"events":[...],"session":...}` (the session when there is one). The body is empty
+        /// afterwards.
         mutating func finish() -> [UInt8] {
-            var body: [UInt8] = []
-            swap(&body, &text)
-            body.append(UInt8(ascii: "]"))
+            var finished = JSONArrayWriter(capacity: 0)
+            swap(&finished, &events)
+            var body = JSONObjectWriter()
+            body.member("events", jsonText: finished.finished())
             if let session {
-                body += #","session":"#.utf8
-                JSONValue.string(session.rawValue).appendJSONText(to: &body)
+                body.member("session", session.rawValue)
             }
-            body.append(UInt8(ascii: "}"))
-            return body
+            return body.finished()
         }
     }
 

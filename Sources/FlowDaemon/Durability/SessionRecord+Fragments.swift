@@ -8,9 +8,9 @@ extension StoredOutcome {
     /// `[{"sequence":4,"outcome":{"fate":{"_0":{"accepted":true,"flows":[1]}}}}, ...]`; `nil` when a sequence is
     /// beyond `Int` (then `Codable` writes them).
     static func fragment(_ outcomes: [StoredOutcome]) -> JSONFragment? {
-        writeArray(outcomes) { stored, text in
+        writeArray(outcomes) { stored, list in
             guard let sequence = Int(exactly: stored.sequence) else { return false }
-            JSONObjectWriter.object(appendingTo: &text) { object in
+            list.object { object in
                 object.member("sequence", sequence)
                 object.member("outcome") { outcome in
                     switch stored.outcome {
@@ -35,12 +35,12 @@ extension StoredWaitingStep {
     /// `[{"token":7,"acknowledgement":{"peer":...,"stepper":{...},"sequence":4,"correlation":9,"sentAt":...}}, ...]`;
     /// `nil` when a number is beyond `Int` (then `Codable` writes them).
     static func fragment(_ steps: [StoredWaitingStep]) -> JSONFragment? {
-        writeArray(steps) { step, text in
+        writeArray(steps) { step, list in
             let waiting = step.acknowledgement
             guard let token = Int(exactly: step.token.rawValue), let sequence = Int(exactly: waiting.sequence),
                 let correlation = Int(exactly: waiting.correlation)
             else { return false }
-            JSONObjectWriter.object(appendingTo: &text) { object in
+            list.object { object in
                 object.member("token", token)
                 object.member("acknowledgement") { acknowledgement in
                     acknowledgement.member("peer", waiting.peer)
@@ -59,18 +59,15 @@ extension StoredWaitingStep {
     }
 }
 
-/// A JSON array, each element written by `write` (which returns `false` when it cannot write it: then `nil`).
+/// A JSON array, each element written by `write` as an object of the list (which returns `false` when it cannot
+/// write it: then `nil`).
 private func writeArray<Element>(
     _ elements: [Element],
-    _ write: (Element, inout [UInt8]) -> Bool
+    _ write: (Element, inout JSONArrayWriter) -> Bool
 ) -> JSONFragment? {
-    var text: [UInt8] = []
-    text.reserveCapacity(2 + 96 * elements.count)
-    text.append(UInt8(ascii: "["))
-    for (index, element) in elements.enumerated() {
-        if index > 0 { text.append(UInt8(ascii: ",")) }
-        guard write(element, &text) else { return nil }
+    var list = JSONArrayWriter(capacity: 2 + 96 * elements.count)
+    for element in elements {
+        guard write(element, &list) else { return nil }
     }
-    text.append(UInt8(ascii: "]"))
-    return JSONFragment(text: text)
+    return JSONFragment(text: list.finished())
 }

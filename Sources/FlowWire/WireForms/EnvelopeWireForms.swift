@@ -17,6 +17,7 @@ extension Header: WireRepresentable {
     }
 
     /// The header's members given one by one (every message's header is written straight as text).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("id", Int(clamping: id))
         members.member("sentAt", Int(sentAt))

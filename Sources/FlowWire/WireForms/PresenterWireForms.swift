@@ -17,6 +17,7 @@ extension PresentableDescription: WireRepresentable {
     }
 
     /// The description's members given one by one (every COMMANDS is written straight as text).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("id", Int(id.rawValue))
         members.member("style", style.rawValue)
@@ -60,6 +61,7 @@ extension NavigationCommand: WireRepresentable {
     }
 
     /// The command's members given one by one: `op`, then its own.
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("op", operation)
         func presentable(_ description: PresentableDescription) {
@@ -128,6 +130,7 @@ extension CommandsMessage: WireRepresentable {
     }
 
     /// The batch's members given one by one (written straight as text on the hot path).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("presenter", presenter)
         members.member("sequence", Int(clamping: sequence))

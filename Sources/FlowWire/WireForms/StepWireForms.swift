@@ -11,6 +11,7 @@ extension Step: WireRepresentable {
     }
 
     /// The step's members, `name` and `parameters`, given one by one (written straight as text on the hot path).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("name", name)
         members.member("parameters", .object(parameters))
@@ -32,6 +33,7 @@ extension StepMessage: WireRepresentable {
     }
 
     /// The message's members given one by one (a client writes each STEP straight as text).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("step", object: step.writeMembers)
         members.member("sequence", Int(clamping: sequence))
@@ -65,6 +67,7 @@ extension StepAck: WireRepresentable {
     }
 
     /// The acknowledgement's members given one by one (written straight as text on the hot path).
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("sequence", Int(clamping: sequence))
         members.member("fate", object: fate.writeMembers)
@@ -96,6 +99,7 @@ extension WireFate: WireRepresentable {
     }
 
     /// The fate's members given one by one (written straight as text on the hot path): those of ``wireFields``.
+    @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         members.member("accepted", accepted)
         members.member("flows", integers: flows.lazy.map { Int($0.rawValue) })
