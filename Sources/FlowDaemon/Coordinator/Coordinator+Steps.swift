@@ -266,14 +266,22 @@ extension Coordinator {
         }
     }
 
-    /// The topic a presenter's COMMANDS are published on, `cmd/<session>/<presenter>`, made in one piece.
+    /// The topic a presenter's COMMANDS are published on, `cmd/<session>/<presenter>`, its bytes copied once into a
+    /// string of their length (appending to a string looked at its form, small or not, at each of three appends).
     static func commandsTopic(session: SessionID, presenter: PresenterID) -> String {
-        var topic = "cmd/"
-        topic.reserveCapacity(5 + session.rawValue.utf8.count + presenter.rawValue.utf8.count)
-        topic += session.rawValue
-        topic += "/"
-        topic += presenter.rawValue
-        return topic
+        var session = session.rawValue
+        var presenter = presenter.rawValue
+        return session.withUTF8 { session in
+            presenter.withUTF8 { presenter in
+                String(unsafeUninitializedCapacity: 5 + session.count + presenter.count) { topic in
+                    var end = topic.initialize(fromContentsOf: "cmd/".utf8)
+                    end = topic[end...].initialize(fromContentsOf: session)
+                    topic[end] = UInt8(ascii: "/")
+                    end += 1
+                    return topic[end...].initialize(fromContentsOf: presenter)
+                }
+            }
+        }
     }
 
     /// The next command batch sequence of a presenter, counted.
