@@ -316,7 +316,8 @@ extension Coordinator {
         // A sender that is gone resends the step once registered again, and gets this fate then; whoever holds its
         // routing id meanwhile gets nothing.
         send(
-            .stepAck(StepAck(sequence: waiting.sequence, fate: wire)),
+            .stepAck,
+            body: { $0.stepAckBody(sequence: waiting.sequence, fate: wire) },
             to: waiting.peer,
             session: session,
             correlation: waiting.correlation,

@@ -345,6 +345,29 @@ public struct Coordinator: Sendable {
     ) {
         // What a replayed input caused was sent the first time.
         guard !journal.isReplaying else { return }
+        send(
+            message.type,
+            body: { $0.body(of: message) },
+            to: peer,
+            session: session,
+            correlation: correlation,
+            holding: holding,
+            toRegisteredOnly: toRegisteredOnly
+        )
+    }
+
+    /// Sends a message of `type` whose body `body` writes, only when it is sent (a STEP_ACK's, written without making
+    /// the message first); otherwise as the message above.
+    mutating func send(
+        _ type: MessageType,
+        body: (WireCodec) -> [UInt8],
+        to peer: String,
+        session: SessionID?,
+        correlation: UInt64?,
+        holding: Bool = true,
+        toRegisteredOnly: Bool = false
+    ) {
+        guard !journal.isReplaying else { return }
         let registration = peers.index(forKey: peer)
         if let registration {
             peers.values[registration].lastSent = now
@@ -353,13 +376,13 @@ public struct Coordinator: Sendable {
         }
         lastMessageID += 1
         let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
-        let outgoing = Outgoing.toPeer(peer, codec.encode(Envelope(header: header, message: message)))
+        let outgoing = Outgoing.toPeer(peer, codec.encode(header: header, type: type, body: body(codec)))
         if holding, !unverified.isEmpty, unverified.contains(peer) {
             hold(outgoing, for: peer)
         } else {
             output.append(outgoing)
         }
-        counters.messagesOut.count(message.type)
+        counters.messagesOut.count(type)
     }
 
     /// Publishes a message on the events socket.

@@ -165,6 +165,12 @@ public struct WireCodec: Sendable {
         }
     }
 
+    /// The body of a STEP_ACK of `sequence` with `fate`, written without making the message first (flowd writes one
+    /// for every step).
+    public func stepAckBody(sequence: UInt64, fate: WireFate) -> [UInt8] {
+        text { StepAck.writeMembers(sequence: sequence, fate: fate, to: &$0) }
+    }
+
     private func json(_ value: some Encodable) -> [UInt8] {
         // The message types hold only strings, numbers, booleans, arrays and objects: encoding cannot fail.
         (try? FlowJSON.encode(value)) ?? Array("{}".utf8)
