@@ -239,7 +239,7 @@ extension Coordinator {
             counters.batchesOut += 1
             counters.commandsOut += batch.commands.count
             guard !journal.isReplaying else { continue }
-            let message = CommandsMessage(
+            let body = codec.commandsBody(
                 presenter: batch.presenter.rawValue,
                 sequence: sequence,
                 epoch: epoch,
@@ -247,7 +247,6 @@ extension Coordinator {
                 flow: batch.flow,
                 step: batch.step
             )
-            let body = codec.body(of: .commands(message))
             let topic = Self.commandsTopic(session: batch.session, presenter: batch.presenter)
             publish(.commands, body: body, topic: topic, session: batch.session)
             inspectCommands(body, session: batch.session)

@@ -171,6 +171,29 @@ public struct WireCodec: Sendable {
         text { StepAck.writeMembers(sequence: sequence, fate: fate, to: &$0) }
     }
 
+    /// The body of a COMMANDS batch, written without making the message first (flowd writes one for every
+    /// navigation); its members are those of ``CommandsMessage``.
+    public func commandsBody(
+        presenter: String,
+        sequence: UInt64,
+        epoch: String,
+        commands: [NavigationCommand],
+        flow: FlowID,
+        step: Step?
+    ) -> [UInt8] {
+        text {
+            CommandsMessage.writeMembers(
+                presenter: presenter,
+                sequence: sequence,
+                epoch: epoch,
+                commands: commands,
+                flow: flow,
+                step: step,
+                to: &$0
+            )
+        }
+    }
+
     private func json(_ value: some Encodable) -> [UInt8] {
         // The message types hold only strings, numbers, booleans, arrays and objects: encoding cannot fail.
         (try? FlowJSON.encode(value)) ?? Array("{}".utf8)
