@@ -129,12 +129,14 @@ import Testing
         #expect(offset.status == 0, "\(offset.errors)")
         #expect(renamed(try trees(offset.output).first, to: "kiosk") == original)
 
-        // Paused: nothing is sent before Enter.
+        // Paused: nothing is sent before Enter. (The first input's time is how long after the recording started it
+        // came: under a second nearly always, 1.02 s once in 12 runs, its presenter waiting to hear its subscription
+        // confirmed.)
         let stepping = try ChildProcess(
             "flowctl",
             ["replay", file, "--session", "stepped", "--start-paused"] + bus.endpoints
         )
-        try stepping.waitForOutput(containing: "next: 0.", within: .seconds(30))
+        try stepping.waitForOutput(containing: "next: ", within: .seconds(30))
         #expect(try await bus.visibility(of: 1, in: "stepped") == nil)
         stepping.send("")
         try await eventually("the first input sent") { try await bus.visibility(of: 1, in: "stepped") == "visible" }

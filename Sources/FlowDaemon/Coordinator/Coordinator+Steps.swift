@@ -111,10 +111,12 @@ extension Coordinator {
         body: [UInt8]? = nil,
         journalSender: JournalSenderText? = nil
     ) {
-        record(
-            .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
-            session: key.session,
-            known: true,
+        recordStep(
+            step,
+            from: source,
+            sequence: sequence,
+            of: key,
+            sender: sender,
             stepBody: body,
             journalSender: journalSender
         )
