@@ -68,11 +68,6 @@ struct TextBuffer: @unchecked Sendable {
     }
 
     @inlinable
-    mutating func reserveCapacity(_ total: Int) {
-        reserve(Swift.max(0, total - count))
-    }
-
-    @inlinable
     mutating func append(_ byte: UInt8) {
         reserve(1)
         start[count] = byte
