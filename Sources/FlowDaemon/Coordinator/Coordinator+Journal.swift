@@ -32,43 +32,6 @@ extension Coordinator {
         }
     }
 
-    /// Keeps a taken step, as ``record(_:session:known:stepBody:journalSender:)`` keeps `.step`, its entry written
-    /// from its values (for every step: without making the entry first).
-    mutating func recordStep(
-        _ step: Step,
-        from source: StepSource,
-        sequence: UInt64,
-        of stepper: StepperKey,
-        sender: StepSender,
-        stepBody: [UInt8]?,
-        journalSender: JournalSenderText?
-    ) {
-        guard journal.isRecording else { return }
-        guard
-            let bytes = JournalEntry.compactStep(
-                time: engine.now.milliseconds,
-                wall: wallNow,
-                stepper: stepper,
-                sequence: sequence,
-                step: step,
-                source: source,
-                sender: sender,
-                stepBody: stepBody,
-                senderText: journalSender
-            )
-        else {
-            record(
-                .step(stepper: stepper, sequence: sequence, step: step, source: source, sender: sender),
-                session: stepper.session,
-                known: true,
-                stepBody: stepBody,
-                journalSender: journalSender
-            )
-            return
-        }
-        journal.add(bytes, session: stepper.session, snapshotEvery: configuration.snapshotEvery)
-    }
-
     /// What this turn has to write, taken (the next turn starts empty): the journal entries, the snapshots due —
     /// sessions with ``DaemonConfiguration/snapshotEvery`` entries, and at each ``DaemonConfiguration/snapshotInterval``
     /// (or when `everything`: a graceful stop) sessions with ``entriesWorthASnapshot`` — the sessions that ended,

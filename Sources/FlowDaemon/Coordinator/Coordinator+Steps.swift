@@ -111,12 +111,10 @@ extension Coordinator {
         body: [UInt8]? = nil,
         journalSender: JournalSenderText? = nil
     ) {
-        recordStep(
-            step,
-            from: source,
-            sequence: sequence,
-            of: key,
-            sender: sender,
+        record(
+            .step(stepper: key, sequence: sequence, step: step, source: source, sender: sender),
+            session: key.session,
+            known: true,
             stepBody: body,
             journalSender: journalSender
         )
@@ -241,13 +239,15 @@ extension Coordinator {
             counters.batchesOut += 1
             counters.commandsOut += batch.commands.count
             guard !journal.isReplaying else { continue }
-            let body = codec.commandsBody(
-                presenter: batch.presenter.rawValue,
-                sequence: sequence,
-                epoch: epoch,
-                commands: batch.commands,
-                flow: batch.flow,
-                step: batch.step
+            let body = codec.body(
+                of: CommandsMessage(
+                    presenter: batch.presenter.rawValue,
+                    sequence: sequence,
+                    epoch: epoch,
+                    commands: batch.commands,
+                    flow: batch.flow,
+                    step: batch.step
+                )
             )
             let topic = Self.commandsTopic(session: batch.session, presenter: batch.presenter)
             publish(.commands, body: body, topic: topic, session: batch.session)
@@ -318,7 +318,7 @@ extension Coordinator {
         // routing id meanwhile gets nothing.
         send(
             .stepAck,
-            body: { $0.stepAckBody(sequence: waiting.sequence, fate: wire) },
+            body: { $0.body(of: StepAck(sequence: waiting.sequence, fate: wire)) },
             to: waiting.peer,
             session: session,
             correlation: waiting.correlation,

@@ -31,39 +31,10 @@ extension JournalEntry {
     /// sender's members, written when it registered (used when they are this entry's sender's).
     func encoded(stepBody: [UInt8]? = nil, sender senderText: JournalSenderText? = nil) throws -> [UInt8] {
         guard case .step(let stepper, let sequence, let step, let source, let sender) = input,
-            stepper.session == session,
-            let compact = Self.compactStep(
-                time: time,
-                wall: wall,
-                stepper: stepper,
-                sequence: sequence,
-                step: step,
-                source: source,
-                sender: sender,
-                stepBody: stepBody,
-                senderText: senderText
-            )
+            stepper.session == session, let sequence = Int(exactly: sequence),
+            let correlation = Int(exactly: sender.correlation)
         else {
             return try FlowJSON.encode(self)
-        }
-        return compact
-    }
-
-    /// A step's entry in the compact form, written from its values (without making the entry first: flowd writes one
-    /// for every step); `nil` when a number does not fit it.
-    static func compactStep(
-        time: Int64,
-        wall: Int64,
-        stepper: StepperKey,
-        sequence: UInt64,
-        step: Step,
-        source: StepSource,
-        sender: StepSender,
-        stepBody: [UInt8]?,
-        senderText: JournalSenderText?
-    ) -> [UInt8]? {
-        guard let sequence = Int(exactly: sequence), let correlation = Int(exactly: sender.correlation) else {
-            return nil
         }
         let body = stepBody.flatMap { $0.count <= Self.maxEmbeddedBody ? $0 : nil }
         var entry: JSONObjectWriter

@@ -165,33 +165,19 @@ public struct WireCodec: Sendable {
         }
     }
 
-    /// The body of a STEP_ACK of `sequence` with `fate`, written without making the message first (flowd writes one
-    /// for every step).
-    public func stepAckBody(sequence: UInt64, fate: WireFate) -> [UInt8] {
-        text { StepAck.writeMembers(sequence: sequence, fate: fate, to: &$0) }
+    /// The body of a STEP_ACK, written without wrapping it in a ``Message`` first (flowd writes one for every step:
+    /// taking the message apart again cost its copies).
+    public func body(of acknowledgement: borrowing StepAck) -> [UInt8] {
+        var writer = JSONObjectWriter(capacity: 256)
+        acknowledgement.writeMembers(to: &writer)
+        return writer.finished()
     }
 
-    /// The body of a COMMANDS batch, written without making the message first (flowd writes one for every
-    /// navigation); its members are those of ``CommandsMessage``.
-    public func commandsBody(
-        presenter: String,
-        sequence: UInt64,
-        epoch: String,
-        commands: [NavigationCommand],
-        flow: FlowID,
-        step: Step?
-    ) -> [UInt8] {
-        text {
-            CommandsMessage.writeMembers(
-                presenter: presenter,
-                sequence: sequence,
-                epoch: epoch,
-                commands: commands,
-                flow: flow,
-                step: step,
-                to: &$0
-            )
-        }
+    /// The body of a COMMANDS batch, written without wrapping it in a ``Message`` first (one for every navigation).
+    public func body(of batch: borrowing CommandsMessage) -> [UInt8] {
+        var writer = JSONObjectWriter(capacity: 256)
+        batch.writeMembers(to: &writer)
+        return writer.finished()
     }
 
     private func json(_ value: some Encodable) -> [UInt8] {

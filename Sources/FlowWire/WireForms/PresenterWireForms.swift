@@ -132,28 +132,6 @@ extension CommandsMessage: WireRepresentable {
     /// The batch's members given one by one (written straight as text on the hot path).
     @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
-        Self.writeMembers(
-            presenter: presenter,
-            sequence: sequence,
-            epoch: epoch,
-            commands: commands,
-            flow: flow,
-            step: step,
-            to: &members
-        )
-    }
-
-    /// The members of a batch of these values, given one by one without making the batch first.
-    @inlinable
-    public static func writeMembers<Members: JSONMembers>(
-        presenter: String,
-        sequence: UInt64,
-        epoch: String,
-        commands: [NavigationCommand],
-        flow: FlowID,
-        step: Step?,
-        to members: inout Members
-    ) {
         members.member("presenter", presenter)
         members.member("sequence", Int(clamping: sequence))
         members.member("epoch", epoch)

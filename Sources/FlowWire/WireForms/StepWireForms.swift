@@ -69,16 +69,6 @@ extension StepAck: WireRepresentable {
     /// The acknowledgement's members given one by one (written straight as text on the hot path).
     @inlinable
     public func writeMembers<Members: JSONMembers>(to members: inout Members) {
-        Self.writeMembers(sequence: sequence, fate: fate, to: &members)
-    }
-
-    /// The members of an acknowledgement of `sequence` with `fate`, given one by one without making one.
-    @inlinable
-    public static func writeMembers<Members: JSONMembers>(
-        sequence: UInt64,
-        fate: WireFate,
-        to members: inout Members
-    ) {
         members.member("sequence", Int(clamping: sequence))
         members.member("fate", object: fate.writeMembers)
     }
