@@ -160,8 +160,10 @@ struct FleetTests {
         let took = ContinuousClock.now - killed
         #expect(moved, "a still owns \(ownedByA() ?? "?") sessions")
         #expect(["b", "c"].contains(owner(of: "k0", in: database)))
-        // Within the lease (2 s) and a second, the others serve all of its sessions.
-        #expect(took <= .seconds(3), "a's sessions moved after \(took)")
+        // Within the lease (2 s) and a second, the others serve all of its sessions; the test sees it through psql, a
+        // process started at each look, which on a loaded machine adds its own delay (3.05 s seen once in CI): half a
+        // second is allowed for the looking.
+        #expect(took <= .milliseconds(3500), "a's sessions moved after \(took)")
 
         #expect(
             waitUntil(within: .seconds(60)) { steppers.allSatisfy { fates($0).count >= perStepper } },
