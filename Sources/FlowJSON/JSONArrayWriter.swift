@@ -28,10 +28,7 @@ public struct JSONArrayWriter: Sendable {
             text.writer.bytes.append(UInt8(ascii: ","))
         }
         written += 1
-        text.writer.bytes.append(UInt8(ascii: "{"))
-        text.empty = true
-        members(&text)
-        text.writer.bytes.append(UInt8(ascii: "}"))
+        text.nestedObject(members)
     }
 
     /// The array's text, closed.

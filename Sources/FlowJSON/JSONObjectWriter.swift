@@ -81,11 +81,8 @@ public struct JSONObjectWriter: JSONMembers, Sendable {
     /// A member whose value is an object, written member by member by `members`.
     @inlinable
     public mutating func member(_ key: StaticString, object members: (inout JSONObjectWriter) -> Void) {
-        name(key, opening: UInt8(ascii: "{"))
-        empty = true
-        members(&self)
-        writer.bytes.append(UInt8(ascii: "}"))
-        empty = false
+        name(key)
+        nestedObject(members)
     }
 
     public mutating func member(_ key: StaticString, _ value: Bool) {
@@ -113,11 +110,19 @@ public struct JSONObjectWriter: JSONMembers, Sendable {
     ) {
         name(key)
         array(elements) { element, object in
-            object.writer.bytes.append(UInt8(ascii: "{"))
-            object.empty = true
-            write(element, &object)
-            object.writer.bytes.append(UInt8(ascii: "}"))
+            object.nestedObject { write(element, &$0) }
         }
+        empty = false
+    }
+
+    /// An object's text where a value goes (after a member's name, or in an array), its members given by `members`
+    /// with this writer; the writer's own members go on after it.
+    @inlinable
+    mutating func nestedObject(_ members: (inout JSONObjectWriter) -> Void) {
+        writer.bytes.append(UInt8(ascii: "{"))
+        empty = true
+        members(&self)
+        writer.bytes.append(UInt8(ascii: "}"))
         empty = false
     }
 
