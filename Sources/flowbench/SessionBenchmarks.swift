@@ -3,10 +3,10 @@ import Foundation
 /// What idle sessions cost, in flowd and in the engine alone: memory per session, how fast they are created, and a
 /// step's latency among them (`flowbench sessions [--quick]` runs these rows alone).
 enum SessionBenchmarks {
-    /// flowd with 1, 1 000 and 100 000 sessions (1 and 1 000 with `quick`).
+    /// flowd with 1, 1 000, 100 000 and 1 000 000 sessions (1 and 1 000 with `quick`).
     static func flowd(_ endToEnd: EndToEndBenchmarks, quick: Bool) throws -> [Result] {
         var results: [Result] = []
-        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
+        for count in quick ? [1, 1_000] : [1, 1_000, 100_000, 1_000_000] {
             let (bytes, rate, latency) = try endToEnd.sessions(count: count, latencySteps: quick ? 500 : 2_000)
             if count >= 1_000 {
                 results.append(
@@ -42,7 +42,7 @@ enum SessionBenchmarks {
     /// The engine alone, in process, with as many sessions.
     static func engine(quick: Bool) throws -> [Result] {
         var results: [Result] = []
-        for count in quick ? [1, 1_000] : [1, 1_000, 100_000] {
+        for count in quick ? [1, 1_000] : [1, 1_000, 100_000, 1_000_000] {
             results += try EngineBenchmarks.sessions(count: count)
         }
         return results

@@ -7,13 +7,23 @@ extension AnchorBenchmarks {
         var results: [Result] = []
         var rawRelayRate: [String: Double] = [:]
         let steps = quick ? 20_000 : 100_000
+        let rounds = quick ? 1 : 3
+        let python = Self.python != nil
+        if !python {
+            let missing =
+                "(the Python coordinator: no python3 with pyzmq; scripts/bootstrap --bench installs python3-zmq)\n"
+            FileHandle.standardOutput.write(Data(missing.utf8))
+        }
         for transport in quick ? ["ipc"] : ["ipc", "tcp"] {
-            let detail = "\(steps) steps, 1 lean stepper process"
-            let raw = try throughput(.rawRelay, transport, steppers: 1, steps: steps)
+            let detail = "\(steps) steps, 1 lean stepper process" + (rounds > 1 ? ", median of \(rounds) rounds" : "")
+            let servers: [Kind] =
+                [.rawRelay, .acknowledgingRelay, .flowd(ephemeral: false), .flowd(ephemeral: true)]
+                + (python ? [.python] : [])
+            let measured = try inTurn(servers, rounds: rounds) { kind in
+                try throughput(kind, transport, steppers: 1, steps: steps)
+            }.map(Figures.median)
+            let (raw, acknowledging, flowd, ephemeral) = (measured[0], measured[1], measured[2], measured[3])
             rawRelayRate[transport] = raw.rate
-            let acknowledging = try throughput(.acknowledgingRelay, transport, steppers: 1, steps: steps)
-            let flowd = try throughput(.flowd(ephemeral: false), transport, steppers: 1, steps: steps)
-            let ephemeral = try throughput(.flowd(ephemeral: true), transport, steppers: 1, steps: steps)
             func row(_ name: String, _ figures: Figures, _ unit: String) {
                 results.append(
                     Result(
@@ -44,37 +54,62 @@ extension AnchorBenchmarks {
             ratio("flowd/acknowledging relay", flowd.rate / acknowledging.rate, "goal ≥ 0.5")
             ratio("flowd/raw relay", flowd.rate / raw.rate, "goal ≥ 0.25")
             ratio("flowd durable/ephemeral, lean client", flowd.rate / ephemeral.rate, "goal ≥ 0.8")
-            if Self.python != nil {
-                let python = try throughput(.python, transport, steppers: 1, steps: steps)
-                row("Python coordinator steps/s", python, "steps/s")
-                ratio("flowd/Python coordinator", flowd.rate / python.rate, "goal ≥ 10 (pyzmq, json)")
-            } else {
-                let missing =
-                    "(the Python coordinator: no python3 with pyzmq; scripts/bootstrap --bench installs python3-zmq)\n"
-                FileHandle.standardOutput.write(Data(missing.utf8))
+            if python {
+                row("Python coordinator steps/s", measured[4], "steps/s")
+                ratio("flowd/Python coordinator", flowd.rate / measured[4].rate, "goal ≥ 10 (pyzmq, json)")
             }
 
             let latencySteps = quick ? 2_000 : 10_000
-            let ours = try latency(.flowd(ephemeral: false), transport, steps: latencySteps)
-            let theirs = try latency(.acknowledgingRelay, transport, steps: latencySteps)
+            let latencyDetail =
+                "\(latencySteps) steps, one in flight" + (rounds > 1 ? ", median of \(rounds) rounds" : "")
+            // The journal's share of a lone step shows against flowd without it (no goal of its own).
+            let percentiles = try inTurn(
+                [.flowd(ephemeral: false), .acknowledgingRelay, .flowd(ephemeral: true)],
+                rounds: rounds
+            ) { kind in
+                try latency(kind, transport, steps: latencySteps)
+            }
+            func microseconds(_ server: Int, _ percentile: String) -> Double {
+                percentiles[server].map { Double($0[percentile] ?? 0) / 1000 }.median
+            }
             for (percentile, goal) in [("p50", "goal ≤ 1.3"), ("p99", "goal ≤ 2")] {
-                let flowdMicroseconds = Double(ours[percentile] ?? 0) / 1000
-                let relayMicroseconds = Double(theirs[percentile] ?? 0) / 1000
+                let (ours, relay, ephemeral) = (
+                    microseconds(0, percentile), microseconds(1, percentile), microseconds(2, percentile)
+                )
                 results.append(
                     Result(
                         name: "flowd latency \(percentile) \(transport), lean client",
-                        value: flowdMicroseconds,
+                        value: ours,
                         unit: "µs",
-                        detail: "\(latencySteps) steps, one in flight; the relay \(relayMicroseconds) µs"
+                        detail: "\(latencyDetail); the relay \(relay) µs, flowd ephemeral \(ephemeral) µs"
                     )
                 )
-                ratio(
-                    "flowd/relay latency \(percentile), lean client",
-                    flowdMicroseconds / max(relayMicroseconds, 0.001),
-                    goal
-                )
+                ratio("flowd/relay latency \(percentile), lean client", ours / max(relay, 0.001), goal)
             }
         }
         return (results, rawRelayRate)
+    }
+
+    /// Each of `servers` measured `rounds` times, taking turns (a drift of the machine touches every server alike):
+    /// per server, its rounds' figures.
+    private func inTurn<Figure>(
+        _ servers: [Kind],
+        rounds: Int,
+        _ measure: (Kind) throws -> Figure
+    ) rethrows -> [[Figure]] {
+        var figures = Array(repeating: [Figure](), count: servers.count)
+        for _ in 0..<rounds {
+            for (index, server) in servers.enumerated() {
+                figures[index].append(try measure(server))
+            }
+        }
+        return figures
+    }
+}
+
+extension AnchorBenchmarks.Figures {
+    /// The median of each figure over rounds.
+    static func median(_ rounds: [Self]) -> Self {
+        Self(rate: rounds.map(\.rate).median, serverMicroseconds: rounds.map(\.serverMicroseconds).median)
     }
 }

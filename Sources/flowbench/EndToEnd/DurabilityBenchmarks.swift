@@ -19,13 +19,13 @@ enum DurabilityBenchmarks {
         }
         let of = " median of \(rounds) round\(rounds == 1 ? "" : "s")"
         let rate = (
-            journal: median(load.journal.map(\.stepsPerSecond)), ephemeral: median(load.ephemeral.map(\.stepsPerSecond))
+            journal: load.journal.map(\.stepsPerSecond).median, ephemeral: load.ephemeral.map(\.stepsPerSecond).median
         )
         let work = (
-            journal: median(load.journal.map(\.flowdMicrosecondsPerStep)),
-            ephemeral: median(load.ephemeral.map(\.flowdMicrosecondsPerStep))
+            journal: load.journal.map(\.flowdMicrosecondsPerStep).median,
+            ephemeral: load.ephemeral.map(\.flowdMicrosecondsPerStep).median
         )
-        let p50 = (journal: median(latency.journal), ephemeral: median(latency.ephemeral))
+        let p50 = (journal: latency.journal.median, ephemeral: latency.ephemeral.median)
         return [
             Result(
                 name: "flowd latency p50 ipc, journal",
@@ -167,8 +167,4 @@ enum DurabilityBenchmarks {
         Double(percentiles["p50"] ?? 0) / 1000
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
 }

@@ -37,16 +37,16 @@ enum FleetBenchmarks {
         }
         let of = ", median of \(rounds) round\(rounds == 1 ? "" : "s")"
         let percentile = { (runs: [[String: Int]], key: String) in
-            median(runs.map { Double($0[key] ?? 0) / 1000 })
+            runs.map { Double($0[key] ?? 0) / 1000 }.median
         }
         let p50 = (postgres: percentile(latency.postgres, "p50"), sqlite: percentile(latency.sqlite, "p50"))
         let p99 = (postgres: percentile(latency.postgres, "p99"), sqlite: percentile(latency.sqlite, "p99"))
         let rate = (
-            postgres: median(load.postgres.map(\.stepsPerSecond)), sqlite: median(load.sqlite.map(\.stepsPerSecond))
+            postgres: load.postgres.map(\.stepsPerSecond).median, sqlite: load.sqlite.map(\.stepsPerSecond).median
         )
         let work = (
-            postgres: median(load.postgres.map(\.flowdMicrosecondsPerStep)),
-            sqlite: median(load.sqlite.map(\.flowdMicrosecondsPerStep))
+            postgres: load.postgres.map(\.flowdMicrosecondsPerStep).median,
+            sqlite: load.sqlite.map(\.flowdMicrosecondsPerStep).median
         )
         return [
             Result(
@@ -126,8 +126,4 @@ enum FleetBenchmarks {
         )
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
 }

@@ -20,16 +20,16 @@ enum WatcherBenchmarks {
         }
         let detail = "\(steps) steps, one in flight, median of \(rounds) round\(rounds == 1 ? "" : "s")"
         return [
-            Result(name: "flowd latency p50 ipc, no watcher", value: median(alone), unit: "µs", detail: detail),
+            Result(name: "flowd latency p50 ipc, no watcher", value: alone.median, unit: "µs", detail: detail),
             Result(
                 name: "flowd latency p50 ipc, flowctl watch",
-                value: median(watched),
+                value: watched.median,
                 unit: "µs",
                 detail: detail + ", flowctl watch --json attached"
             ),
             Result(
                 name: "watched/unwatched latency p50",
-                value: median(watched) / max(median(alone), 0.001),
+                value: watched.median / max(alone.median, 0.001),
                 unit: "×",
                 detail: "inspector cost at light load; goal ≤ 1.1"
             ),
@@ -46,12 +46,12 @@ enum WatcherBenchmarks {
             watched.append(try endToEnd.flowdLoad("ipc", steppers: 4, steps: steps, watching: true))
         }
         let detail = "\(steps) steps, median of \(rounds) round\(rounds == 1 ? "" : "s")"
-        let rate = (alone: median(alone.map(\.stepsPerSecond)), watched: median(watched.map(\.stepsPerSecond)))
+        let rate = (alone: alone.map(\.stepsPerSecond).median, watched: watched.map(\.stepsPerSecond).median)
         let work = (
-            alone: median(alone.map(\.flowdMicrosecondsPerStep)),
-            watched: median(watched.map(\.flowdMicrosecondsPerStep))
+            alone: alone.map(\.flowdMicrosecondsPerStep).median,
+            watched: watched.map(\.flowdMicrosecondsPerStep).median
         )
-        let watcherWork = median(watched.map { $0.watcherMicrosecondsPerStep ?? 0 })
+        let watcherWork = watched.map { $0.watcherMicrosecondsPerStep ?? 0 }.median
         return [
             Result(name: "flowd steps/s ipc 4s, no watcher", value: rate.alone, unit: "steps/s", detail: detail),
             Result(
@@ -99,7 +99,4 @@ enum WatcherBenchmarks {
         ]
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        values.sorted()[values.count / 2]
-    }
 }
