@@ -19,10 +19,12 @@ struct EndToEndBenchmarks {
     }
 
     /// What the benchmarks change of flowd's defaults, which are there against abuse and would throttle a
-    /// capacity measurement: `createSessions` makes up to a million sessions from one connection, and one stepper
-    /// process sends up to 30 000 steps (6 MB) a second.
+    /// capacity measurement: `createSessions` makes up to a million sessions from one connection, and one lean
+    /// stepper process sends 100 000 steps (20 MB) a second and more (beyond the message rate's burst, its steps
+    /// would be dropped and never acknowledged: the run would wait for them).
     static let capacityLimits = [
         "--max-sessions", "2000000", "--sessions-per-peer-per-minute", "10000000", "--peer-byte-rate", "0",
+        "--peer-message-rate", "0",
     ]
 
     /// A flowd on fresh endpoints, ready: durable (its journal in a fresh state directory, as users run it) unless
