@@ -166,5 +166,4 @@ enum DurabilityBenchmarks {
     private static func p50(_ percentiles: [String: Int]) -> Double {
         Double(percentiles["p50"] ?? 0) / 1000
     }
-
 }

@@ -125,5 +125,4 @@ enum FleetBenchmarks {
             detail: "from kill -9 until another instance owns every session; the lease (2 s) is most of it"
         )
     }
-
 }

@@ -98,5 +98,4 @@ enum WatcherBenchmarks {
             ),
         ]
     }
-
 }
