@@ -343,8 +343,6 @@ public struct Coordinator: Sendable {
         holding: Bool = true,
         toRegisteredOnly: Bool = false
     ) {
-        // What a replayed input caused was sent the first time.
-        guard !journal.isReplaying else { return }
         send(
             message.type,
             body: { $0.body(of: message) },
@@ -367,6 +365,7 @@ public struct Coordinator: Sendable {
         holding: Bool = true,
         toRegisteredOnly: Bool = false
     ) {
+        // What a replayed input caused was sent the first time.
         guard !journal.isReplaying else { return }
         let registration = peers.index(forKey: peer)
         if let registration {

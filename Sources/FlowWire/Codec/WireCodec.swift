@@ -168,16 +168,12 @@ public struct WireCodec: Sendable {
     /// The body of a STEP_ACK, written without wrapping it in a ``Message`` first (flowd writes one for every step:
     /// taking the message apart again cost its copies).
     public func body(of acknowledgement: borrowing StepAck) -> [UInt8] {
-        var writer = JSONObjectWriter(capacity: 256)
-        acknowledgement.writeMembers(to: &writer)
-        return writer.finished()
+        text { acknowledgement.writeMembers(to: &$0) }
     }
 
     /// The body of a COMMANDS batch, written without wrapping it in a ``Message`` first (one for every navigation).
     public func body(of batch: borrowing CommandsMessage) -> [UInt8] {
-        var writer = JSONObjectWriter(capacity: 256)
-        batch.writeMembers(to: &writer)
-        return writer.finished()
+        text { batch.writeMembers(to: &$0) }
     }
 
     private func json(_ value: some Encodable) -> [UInt8] {
