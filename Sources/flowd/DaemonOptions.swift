@@ -179,6 +179,12 @@ struct DaemonOptions: ParsableArguments {
 
     @Option(
         help:
+            "How long flowd waits for a store that does not answer (a fleet's database down or being promoted, a full disk) before it stops with exit code 74, as 60s, 2m (a bare number is seconds); meanwhile HELLOs are refused with storeUnavailable and steps wait, unacknowledged. Default: 60s."
+    )
+    var storeRetryWindow: String?
+
+    @Option(
+        help:
             "How long a session no peer touches is kept before it is ended and removed, as 7d, 12h, 30m, 45s (a bare number is seconds); 0 keeps it for ever. Downtime does not count. Default: 7d."
     )
     var idleSessionExpiry: String?
@@ -238,7 +244,7 @@ struct DaemonOptions: ParsableArguments {
             (.curveSecretKeyFile, curveSecretKeyFile), (.metrics, metrics), (.logFormat, logFormat?.rawValue),
             (.logLevel, logLevel?.rawValue), (.durability, durability?.rawValue), (.stateDir, stateDir),
             (.idleSessionExpiry, idleSessionExpiry), (.store, store), (.instance, instance), (.lease, lease),
-            (.snapshotInterval, snapshotInterval),
+            (.snapshotInterval, snapshotInterval), (.storeRetryWindow, storeRetryWindow),
         ]
         for (setting, text) in texts {
             set(setting, text.map(SettingValue.text))

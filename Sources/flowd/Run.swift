@@ -97,7 +97,11 @@ struct Run: AsyncParsableCommand {
         // Every connection takes a file: the soft limit (often 1024) goes up to what the administrator allows.
         FileDescriptorLimit.raise()
         let metrics = configuration.metricsAddress.map { _ in DaemonMetrics() }
-        let writer = try JournalWriter(metrics: metrics, logger: logger)
+        let writer = try JournalWriter(
+            metrics: metrics,
+            availability: StoreAvailability(retryWindow: configuration.storeRetryWindow),
+            logger: logger
+        )
         let server = try DaemonServer(
             configuration: configuration,
             specification: specification,

@@ -33,13 +33,16 @@ struct FleetTests {
             "tcp://127.0.0.1:\(freeLoopbackPort())"
         }
 
-        func start(store: String, flows: String, lease: String) throws {
+        /// Starts the instance; `extra` arguments go to flowd after the fleet's.
+        func start(store: String, flows: String, lease: String, extra: [String] = []) throws {
             for attempt in 1...3 {
-                let daemon = try DaemonProcess([
-                    "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
-                    "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000", "--log-level",
-                    "debug",
-                ])
+                let daemon = try DaemonProcess(
+                    [
+                        "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
+                        "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000",
+                        "--log-level", "debug",
+                    ] + extra
+                )
                 do {
                     _ = try daemon.readyEndpoints()
                 } catch  where !started && attempt < 3 && daemon.standardError.contains("the address is in use") {

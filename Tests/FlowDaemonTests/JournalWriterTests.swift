@@ -122,11 +122,47 @@ import Testing
         // A stop: the last group is written before its messages leave — at once on this thread when the writer's
         // thread is idle by now (then `take` gives them back), else by that thread (then `drain` waits for it).
         let released = delivery.take(TurnEffects(persist: Self.group("kiosk", 4), messages: [Self.message("ack 4")]))
-        let drained = try delivery.drain()
+        let drained = try delivery.drain(giveUpAfter: .seconds(5))
         #expect(released + drained == [Self.message("ack 4")])
         #expect(writer.progress.written == 2)
         writer.close()
         #expect(waitUntil { thread.isFinished })
+    }
+
+    @Test func messagesThatDescribeNoStateLeaveWhileAnswersWaitForTheirWrites() throws {
+        let (writer, thread) = try writer()
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        let heartbeat = Self.message("heartbeat")
+        // The writer's thread is not running: the group waits, and so does its acknowledgement; the heartbeat not.
+        let effects = TurnEffects(
+            persist: Self.group("kiosk", 1),
+            messages: [Self.message("ack 1")],
+            immediate: [heartbeat]
+        )
+        #expect(delivery.take(effects) == [heartbeat])
+        #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [], immediate: [heartbeat])) == [heartbeat])
+        thread.start()
+        try waitFor(1, writer)
+        #expect(try delivery.released() == [Self.message("ack 1")])
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+    }
+
+    @Test func aStopGivesUpAStoreThatDoesNotAnswerAndSendsNothingItWouldHaveAcknowledged() throws {
+        let (writer, _) = try writer()
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
+        // As the store says when a write fails for want of it (the writer's thread never runs here).
+        writer.availability.failed("the database system is shutting down")
+        let asked = ContinuousClock.now
+        #expect {
+            try delivery.drain(giveUpAfter: .milliseconds(300))
+        } throws: { error in
+            (error as? StoreError)?.message.contains("1 answers that waited for them are not sent") == true
+        }
+        #expect(ContinuousClock.now - asked < .seconds(2))
+        #expect(writer.availability.isAbandoned)
+        #expect(!writer.availability.shouldRetry)
     }
 
     @Test func withDurabilityOffOrNoStoreMessagesLeaveAtOnce() throws {
@@ -135,7 +171,7 @@ import Testing
         let effects = TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])
         #expect(off.take(effects) == [Self.message("ack 1")])
         thread.start()
-        #expect(try off.drain().isEmpty)
+        #expect(try off.drain(giveUpAfter: .seconds(5)).isEmpty)
         #expect(writer.progress.written == 1)
         writer.close()
         #expect(waitUntil { thread.isFinished })

@@ -191,9 +191,7 @@ import ZeroMQ
         let flows = try setup.flows(Self.twoFlows)
         let first = try DaemonProcess(setup.arguments(flows: flows))
         _ = try first.readyEndpoints()
-        let app = try setup.peer("kiosk/app")
-        try app.hello(.stepper, name: "app")
-        #expect(try app.emit(Step("open"), sequence: 1).accepted)
+        try Self.stepOnceAndLeave(setup)
         #expect(first.signal(SIGTERM) == 0)
         let second = try DaemonProcess(setup.arguments(flows: flows))
         _ = try second.readyEndpoints()
@@ -289,9 +287,7 @@ import ZeroMQ
         let flows = try setup.flows(Self.twoFlows)
         let first = try DaemonProcess(setup.arguments(flows: flows))
         _ = try first.readyEndpoints()
-        let app = try setup.peer("kiosk/app")
-        try app.hello(.stepper, name: "app")
-        #expect(try app.emit(Step("open"), sequence: 1).accepted)
+        try Self.stepOnceAndLeave(setup)
         #expect(first.signal(SIGKILL) != nil)
         // A step and a screen more: the journal is replayed with the flows it was written with, then the session
         // goes on with the new ones.
@@ -306,5 +302,15 @@ import ZeroMQ
         let again = try setup.peer("kiosk/app")
         #expect(try again.hello(.stepper, name: "app").lastSequence == 1)
         #expect(try again.emit(Step("close"), sequence: 2).accepted)
+    }
+
+    /// The stepper `kiosk/app` says HELLO and steps once, then its process is gone (its DEALER closed), as a process
+    /// that flowd outlives or that dies with it. A DEALER left open would reconnect to the next flowd by itself and,
+    /// connecting after the new process's (ROUTER_HANDOVER: the last connection takes the id), take replies meant
+    /// for it (seen once in 472 tests: a WELCOME or STEP_ACK never came).
+    private static func stepOnceAndLeave(_ setup: Setup) throws {
+        let app = try setup.peer("kiosk/app")
+        try app.hello(.stepper, name: "app")
+        #expect(try app.emit(Step("open"), sequence: 1).accepted)
     }
 }

@@ -99,7 +99,7 @@ final class TestPeer {
         return peer
     }
 
-    /// HELLO until WELCOME (the first HELLO may go out before the connection is up; DEALER queues it anyway).
+    /// HELLO, then its WELCOME (the HELLO may go out before the connection is up: DEALER queues it).
     @discardableResult
     func hello(_ role: Role, name: String) throws -> Welcome {
         try send(.hello(Hello(role: role, id: id, name: name, session: session)))

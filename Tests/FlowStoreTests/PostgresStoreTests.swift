@@ -33,7 +33,7 @@ struct PostgresStoreTests {
                 flowsFile: "/etc/\(name).yaml"
             ),
             durability: .os,
-            retryWindow: retry
+            availability: StoreAvailability(retryWindow: retry)
         )
     }
 

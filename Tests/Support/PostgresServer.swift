@@ -122,12 +122,55 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts the server (again, after ``stop(immediately:)``), and waits until it takes connections.
     public func start() throws {
+        try launch()
+        let ready = waitUntil(within: .seconds(30)) {
+            guard lock.withLock({ self.process?.isRunning }) == true else { return true }
+            return (try? psql("SELECT 1").status) == 0
+        }
+        guard ready, lock.withLock({ self.process?.isRunning }) == true else {
+            throw TestFailure("PostgreSQL did not start: \(lock.withLock { log })")
+        }
+    }
+
+    /// Starts the server again (after ``stop(immediately:)``) as a standby of a primary it does not have: it stays
+    /// in recovery, refusing writes, until ``promote()``. With `acceptingReads` (hot standby) it takes read-only
+    /// connections meanwhile; without, it refuses every connection ("the database system is not yet accepting
+    /// connections", SQLSTATE 57P03). Returns once the server runs, without waiting for it to take connections.
+    public func startAsStandby(acceptingReads: Bool) throws {
+        let signal = directory + "/data/standby.signal"
+        guard FileManager.default.createFile(atPath: signal, contents: Data()) else {
+            throw TestFailure("cannot write \(signal)")
+        }
+        try launch(["-c", "hot_standby=\(acceptingReads ? "on" : "off")"])
+        let running = waitUntil(within: .seconds(30)) {
+            output.contains("entering standby mode") || lock.withLock({ self.process?.isRunning }) != true
+        }
+        guard running, lock.withLock({ self.process?.isRunning }) == true else {
+            throw TestFailure("PostgreSQL did not start as a standby: \(lock.withLock { log })")
+        }
+    }
+
+    /// Promotes a standby (``startAsStandby(acceptingReads:)``) to a primary, and waits until it takes writes.
+    public func promote() throws {
+        let promoted = try run(Self.binaries! + "/pg_ctl", ["promote", "-D", directory + "/data"], asUser: Self.user)
+        guard promoted.status == 0 else {
+            throw TestFailure("pg_ctl promote failed: \(promoted.output)\(promoted.errors)")
+        }
+        let writable = waitUntil(within: .seconds(30)) {
+            (try? psql("SELECT pg_is_in_recovery()").output.trimmingCharacters(in: .whitespacesAndNewlines)) == "f"
+        }
+        guard writable else { throw TestFailure("the standby was not promoted: \(lock.withLock { log })") }
+    }
+
+    /// Runs the server on its data directory, with `settings` added.
+    private func launch(_ settings: [String] = []) throws {
         let process = Process()
         let postgres = Self.binaries! + "/postgres"
-        let arguments = [
-            "-D", directory + "/data", "-k", directory, "-c", "listen_addresses=", "-c", "fsync=off",
-            "-c", "max_connections=200", "-c", "shared_buffers=32MB",
-        ]
+        let arguments =
+            [
+                "-D", directory + "/data", "-k", directory, "-c", "listen_addresses=", "-c", "fsync=off",
+                "-c", "max_connections=200", "-c", "shared_buffers=32MB",
+            ] + settings
         if let user = Self.user {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", postgres] + arguments
@@ -148,13 +191,6 @@ public final class PostgresServer: @unchecked Sendable {
         }
         try process.run()
         lock.withLock { self.process = process }
-        let ready = waitUntil(within: .seconds(30)) {
-            guard process.isRunning else { return true }
-            return (try? psql("SELECT 1").status) == 0
-        }
-        guard ready, process.isRunning else {
-            throw TestFailure("PostgreSQL did not start: \(lock.withLock { log })")
-        }
     }
 
     /// Stops the server: at once (SIGQUIT: no checkpoint, as after a crash) or fast (SIGINT: connections are cut,

@@ -12,6 +12,7 @@ extension DaemonConfiguration {
             ("deepLinkWait", engine.deepLinkWait, 1...24 * 3600 * second),
             ("inspectionDelay", inspectionBatchDelay, 0...10 * second),
             ("snapshotInterval", snapshotInterval, 1...30 * 24 * 3600 * second),
+            ("storeRetryWindow", storeRetryWindow, 1 * second...24 * 3600 * second),
             ("idleSessionExpiry", idleSessionExpiry ?? .zero, 0...3650 * 24 * 3600 * second),
         ]
         for (name, value, range) in durations where !range.contains(value.milliseconds) {

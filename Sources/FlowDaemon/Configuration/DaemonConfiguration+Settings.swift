@@ -97,6 +97,14 @@ extension DaemonConfiguration {
             )
         }
         durability = settings.text(.durability).flatMap(Durability.init(rawValue:)) ?? durability
+        // With `off` flowd answers before it writes. In a fleet, an instance paused past its lease would then
+        // answer what its successor never gets: acknowledged steps lost without a word. A fleet writes first.
+        if fleet != nil, durability == .off {
+            throw ConfigurationError(
+                "\(settings.naming(.durability)) off cannot be used with a fleet's store: an instance paused past its lease would acknowledge steps its successor never gets; use os (the default) or fsync"
+            )
+        }
+        if let value = settings.duration(.storeRetryWindow) { storeRetryWindow = value }
         if let value = settings.duration(.idleSessionExpiry) { idleSessionExpiry = value == .zero ? nil : value }
         if let value = settings.duration(.snapshotInterval) {
             guard value > .zero else {

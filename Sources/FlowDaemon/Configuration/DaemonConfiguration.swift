@@ -72,6 +72,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var snapshotEvery = 1000
     /// Sessions changed since their last snapshot get a new one this often.
     public var snapshotInterval: Duration = .seconds(60)
+    /// How long flowd waits for a store that does not answer (a database that is down, a full disk): meanwhile
+    /// HELLOs are refused with `storeUnavailable` and steps wait; after it, flowd stops with exit code 74.
+    public var storeRetryWindow: Duration = .seconds(60)
     /// Sessions without a peer for this long are ended and removed; `nil` keeps them for ever.
     public var idleSessionExpiry: Duration? = .seconds(7 * 24 * 3600)
     /// Whether sessions whose flows the flows file no longer has are dropped at start-up (otherwise flowd refuses

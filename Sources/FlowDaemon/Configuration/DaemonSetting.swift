@@ -132,6 +132,8 @@ extension DaemonSetting {
     public static let advertiseEvents = DaemonSetting("advertiseEvents", .endpoints)
     /// What an acknowledgement waits for: os, fsync or off.
     public static let durability = DaemonSetting("durability", .choice(["os", "fsync", "off"]))
+    /// How long flowd waits for a store that does not answer before it stops (exit 74).
+    public static let storeRetryWindow = DaemonSetting("storeRetryWindow", .duration)
     /// How long a session no peer touches is kept.
     public static let idleSessionExpiry = DaemonSetting("idleSessionExpiry", .duration)
     /// Journal entries after which a session is written whole.
@@ -155,7 +157,7 @@ extension DaemonSetting {
         peerMessageRate, peerByteRate, maxSessions, sessionsPerPeerPerMinute, maxPresentables, maxSessionDataBytes,
         maxSteppersPerSession, sendQueueLimit, ipcMode, ipcGroup, inspectionDelay, curveSecretKey, curveSecretKeyFile,
         authorizedKeys, stateDir, store, instance, lease, advertiseControl, advertiseEvents, durability,
-        idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, logFormat,
+        storeRetryWindow, idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, logFormat,
         logLevel,
     ]
 

@@ -36,6 +36,7 @@ public struct EffectiveConfiguration: Sendable {
         case .inspectionDelay: return .number(Int(c.inspectionBatchDelay.milliseconds))
         case .snapshotEvery: return .number(c.snapshotEvery)
         case .snapshotInterval: return .duration(c.snapshotInterval)
+        case .storeRetryWindow: return c.durable ? .duration(c.storeRetryWindow) : nil
         case .idleSessionExpiry: return .duration(c.idleSessionExpiry ?? .zero)
         case .stateDir: return c.fleet == nil ? .text(c.stateDirectory ?? "none") : nil
         case .store: return .text(c.fleet?.redactedStoreURL ?? "sqlite")

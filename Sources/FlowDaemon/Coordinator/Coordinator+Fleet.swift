@@ -9,6 +9,11 @@ struct ParkedHello: Sendable {
     let peer: String
     let userID: String?
     let correlation: UInt64
+    /// When it was parked, on flowd's clock: it is answered `storeUnavailable` after ``longestWait``.
+    let parkedAt: Int64
+
+    /// How long a HELLO waits for the fleet's store before it is answered `storeUnavailable` (milliseconds).
+    static let longestWait: Int64 = 1000
 }
 
 /// What an instance of a fleet knows of the fleet.
@@ -48,7 +53,7 @@ extension Coordinator {
         // A HELLO said again while the first waits replaces it: one answer per peer.
         fleet.parked[session, default: []].removeAll { $0.peer == peer }
         fleet.parked[session, default: []].append(
-            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation)
+            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation, parkedAt: now)
         )
         self.fleet = fleet
         return true
@@ -88,7 +93,7 @@ extension Coordinator {
                     logger.error("cannot take over session \(session): \(error)")
                     fleet?.owned.remove(session)
                     for hello in parked {
-                        reply(to: hello.peer, correlation: hello.correlation, error: .storeUnavailable, error.message)
+                        refuseForStore(peer: hello.peer, correlation: hello.correlation, error.message)
                     }
                     return output
                 }
@@ -113,15 +118,47 @@ extension Coordinator {
             }
         case .failure(let error):
             for hello in parked {
-                reply(
-                    to: hello.peer,
+                refuseForStore(
+                    peer: hello.peer,
                     correlation: hello.correlation,
-                    error: .storeUnavailable,
-                    "cannot tell where session \(session) is served now (\(error.message)); say HELLO again later"
+                    "cannot tell where session \(session) is served now (\(error.message))"
                 )
             }
         }
         return output
+    }
+
+    /// Answers `storeUnavailable`, at once (it describes no state), to a HELLO the store cannot serve now.
+    mutating func refuseForStore(peer: String, correlation: UInt64, _ reason: String) {
+        reply(
+            to: peer,
+            correlation: correlation,
+            error: .storeUnavailable,
+            "the store does not answer: \(reason); nothing was changed: say HELLO again in a second (or to another instance)",
+            atOnce: true
+        )
+    }
+
+    /// Answers `storeUnavailable` to the HELLOs that waited ``ParkedHello/longestWait`` for the fleet's store: a
+    /// client learns within a second that the database does not answer, rather than nothing. The store's answer,
+    /// when it comes, finds none of them.
+    mutating func refuseLongParkedHellos() {
+        guard let parked = fleet?.parked, !parked.isEmpty else { return }
+        for (session, hellos) in parked {
+            let (expired, waiting) = (
+                hellos.filter { now - $0.parkedAt >= ParkedHello.longestWait },
+                hellos.filter { now - $0.parkedAt < ParkedHello.longestWait }
+            )
+            guard !expired.isEmpty else { continue }
+            fleet?.parked[session] = waiting.isEmpty ? nil : waiting
+            for hello in expired {
+                refuseForStore(
+                    peer: hello.peer,
+                    correlation: hello.correlation,
+                    "the fleet's database did not say within \(ParkedHello.longestWait) ms where session \(session) is served"
+                )
+            }
+        }
     }
 
     /// Takes a parked HELLO here, its session located.

@@ -57,6 +57,12 @@ extension Coordinator {
             )
             return
         }
+        // While the store does not answer, nothing a HELLO would change can be written, nor its WELCOME sent:
+        // refused at once, nothing changed (registered peers keep their registration).
+        if let reason = storeUnavailable {
+            refuseForStore(peer: peer, correlation: correlation, reason)
+            return
+        }
         let name = Self.name(of: hello)
         // Inspectors number their steps per connection, so several may share a name in a session (two flowctl
         // emitting as the same stepper, or one started while the last one's BYE is still on its way).

@@ -61,6 +61,12 @@ public struct Coordinator: Sendable {
     var boundsLogged: [String: Int64] = [:]
     var lastMessageID: UInt64 = 0
     var output: [Outgoing] = []
+    /// Messages of the turn's output that describe no state (heartbeats, `storeUnavailable`): they leave at the end
+    /// of the turn even while earlier turns' answers wait for their writes (``TurnEffects/immediate``).
+    var atOnce: [Outgoing] = []
+    /// Why the store does not answer, while it does not (the server says so every tick): HELLOs are refused with
+    /// `storeUnavailable` meanwhile.
+    public var storeUnavailable: String?
     /// flowd's clock (milliseconds): monotonic, continued across restarts from the store; timers and deadlines run
     /// on it.
     var now: Int64 = 0
@@ -202,8 +208,12 @@ public struct Coordinator: Sendable {
         return session
     }
 
-    /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent.
-    public mutating func tick(now: Int64) -> [Outgoing] {
+    /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs that waited too
+    /// long for a fleet's store.
+    /// - Parameter answersHeld: whether answers wait for the store: then every peer gets a heartbeat at every tick,
+    ///   sent at once (what it was sent last may not have left), so that a store that is slow or down is not taken
+    ///   for a dead flowd.
+    public mutating func tick(now: Int64, answersHeld: Bool = false) -> [Outgoing] {
         self.now = max(self.now, now)
         lastTick = self.now
         output = []
@@ -223,10 +233,11 @@ public struct Coordinator: Sendable {
             if self.now - peer.lastHeard > timeout {
                 counters.peersLost += 1
                 unregister(id, reason: "silent for more than \(timeout) ms")
-            } else if self.now - peer.lastSent >= interval {
-                send(.heartbeat(Heartbeat()), to: id, session: peer.session, correlation: nil)
+            } else if answersHeld || self.now - peer.lastSent >= interval {
+                send(.heartbeat(Heartbeat()), to: id, session: peer.session, correlation: nil, atOnce: true)
             }
         }
+        refuseLongParkedHellos()
         return output
     }
 
@@ -334,14 +345,16 @@ public struct Coordinator: Sendable {
 
     /// Sends a message to a peer; `toRegisteredOnly`: only while it is registered (else nothing is sent).
     /// What goes to an unverified peer waits until its key is heard, unless `holding` is false (an answer to the
-    /// connection that holds the id now).
+    /// connection that holds the id now). `atOnce`: the message describes no state, and does not wait for earlier
+    /// turns' writes (see ``atOnce``).
     mutating func send(
         _ message: Message,
         to peer: String,
         session: SessionID?,
         correlation: UInt64?,
         holding: Bool = true,
-        toRegisteredOnly: Bool = false
+        toRegisteredOnly: Bool = false,
+        atOnce: Bool = false
     ) {
         send(
             message.type,
@@ -350,7 +363,8 @@ public struct Coordinator: Sendable {
             session: session,
             correlation: correlation,
             holding: holding,
-            toRegisteredOnly: toRegisteredOnly
+            toRegisteredOnly: toRegisteredOnly,
+            atOnce: atOnce
         )
     }
 
@@ -363,7 +377,8 @@ public struct Coordinator: Sendable {
         session: SessionID?,
         correlation: UInt64?,
         holding: Bool = true,
-        toRegisteredOnly: Bool = false
+        toRegisteredOnly: Bool = false,
+        atOnce: Bool = false
     ) {
         // What a replayed input caused was sent the first time.
         guard !journal.isReplaying else { return }
@@ -380,6 +395,9 @@ public struct Coordinator: Sendable {
             hold(outgoing, for: peer)
         } else {
             output.append(outgoing)
+            if atOnce {
+                self.atOnce.append(outgoing)
+            }
         }
         counters.messagesOut.count(type)
     }
@@ -399,7 +417,14 @@ public struct Coordinator: Sendable {
     }
 
     /// Refuses a message: an ERROR to its sender, and a count.
-    mutating func reply(to peer: String, correlation: UInt64?, error code: ErrorCode, _ message: String) {
+    /// `atOnce`: the refusal describes no state (`storeUnavailable`), and does not wait for earlier turns' writes.
+    mutating func reply(
+        to peer: String,
+        correlation: UInt64?,
+        error code: ErrorCode,
+        _ message: String,
+        atOnce: Bool = false
+    ) {
         Counters.bump(&counters.errors, code.rawValue)
         logger.debug(
             "refused a message",
@@ -409,7 +434,8 @@ public struct Coordinator: Sendable {
             .error(ErrorReply(code, message: message)),
             to: peer,
             session: peers[peer]?.session,
-            correlation: correlation
+            correlation: correlation,
+            atOnce: atOnce
         )
         inspect(
             .error,

@@ -9,12 +9,26 @@ public struct TurnEffects: Sendable {
     public var persist: StoreGroup
     /// Then: the answers to peers and the publications, in order.
     public var messages: [Outgoing]
+    /// Messages that describe no state (heartbeats, `storeUnavailable`): they leave now, whatever waits for the
+    /// store.
+    public var immediate: [Outgoing] = []
 }
 
 extension Coordinator {
-    /// Ends a turn: what it changed, ahead of the messages the turn's inputs produced.
+    /// Ends a turn: what it changed, ahead of the messages the turn's inputs produced; those among them that
+    /// describe no state (sent `atOnce`) apart, to leave now.
     /// - Parameter everything: a graceful stop: every session with journal entries is written whole.
     public mutating func finishTurn(sending messages: [Outgoing], everything: Bool = false) -> TurnEffects {
-        TurnEffects(persist: takeStoreGroup(everything: everything), messages: messages)
+        let persist = takeStoreGroup(everything: everything)
+        guard !atOnce.isEmpty else { return TurnEffects(persist: persist, messages: messages) }
+        // Each message has an id of its own in its header: equal frames are the same message.
+        let immediate = atOnce
+        let apart = Set(immediate)
+        atOnce.removeAll(keepingCapacity: true)
+        return TurnEffects(
+            persist: persist,
+            messages: messages.filter { !apart.contains($0) },
+            immediate: immediate
+        )
     }
 }

@@ -15,6 +15,8 @@ public final class DaemonHealth: Sendable {
         var ready = false
         var stopping = false
         var lastTick: ContinuousClock.Instant?
+        /// Why the store does not answer, and since when; `nil` while it answers.
+        var storeOutage: (since: ContinuousClock.Instant, reason: String)?
     }
 
     private let state = Mutex(State())
@@ -50,6 +52,12 @@ public final class DaemonHealth: Sendable {
         state.withLock { $0.stopping = true }
     }
 
+    /// The store stopped answering (`reason`, since `since`), or answers again (`nil`): flowd is not ready meanwhile
+    /// (it refuses HELLOs), though alive.
+    public func storeOutage(_ outage: (since: ContinuousClock.Instant, reason: String)?) {
+        state.withLock { $0.storeOutage = outage }
+    }
+
     /// Liveness: the loop ticked within ``stallLimit`` (or it has not started yet: restoring a large state is
     /// not a stall). A stuck loop is worth a restart.
     public var liveness: Verdict {
@@ -67,11 +75,16 @@ public final class DaemonHealth: Sendable {
         return ContinuousClock.now - last <= duration
     }
 
-    /// Readiness: ready for clients: the endpoints bound, the sessions restored, not stopping, and alive.
+    /// Readiness: ready for clients: the endpoints bound, the sessions restored, not stopping, the store answering,
+    /// and alive.
     public var readiness: Verdict {
         let state = state.withLock { $0 }
         if state.stopping { return .unhealthy("flowd is stopping") }
         if !state.ready { return .unhealthy("flowd is starting: binding its endpoints and restoring its sessions") }
+        if let outage = state.storeOutage {
+            let seconds = (ContinuousClock.now - outage.since).components.seconds
+            return .unhealthy("the store does not answer (for \(seconds) s): \(outage.reason)")
+        }
         return liveness
     }
 }

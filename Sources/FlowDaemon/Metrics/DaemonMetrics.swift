@@ -55,6 +55,14 @@ public final class DaemonMetrics: Sendable {
         for fate in ["accepted", "dropped"] {
             _ = counter("flowd_steps_total", "fate", fate)
         }
+        storeOutage(since: nil)
+    }
+
+    /// Whether the store answers: `flowd_store_up` 1 and `flowd_store_down_since_seconds` 0 while it does, else
+    /// 0 and when it stopped answering (Unix time).
+    public func storeOutage(since: Date?) {
+        Gauge(label: "flowd_store_up", factory: factory).record(since == nil ? 1 : 0)
+        Gauge(label: "flowd_store_down_since_seconds", factory: factory).record(since?.timeIntervalSince1970 ?? 0)
     }
 
     /// Hands the loop's figures to the instruments: counters by what they grew since the last call, gauges as

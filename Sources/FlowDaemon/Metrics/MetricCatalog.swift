@@ -40,6 +40,10 @@ enum MetricCatalog {
         "flowd_journal_pending_entries": .init(help: "Journal entries of the current turn not yet handed over."),
         "flowd_journal_waiting_groups": .init(help: "Journal groups handed to the writer and not yet written."),
         "flowd_answers_waiting_turns": .init(help: "Turns whose answers wait for their journal writes."),
+        "flowd_store_up": .init(help: "1 while the store (the state file, a fleet's database) answers, 0 while not."),
+        "flowd_store_down_since_seconds": .init(
+            help: "When the store stopped answering (Unix time); 0 while it answers."
+        ),
         "flowd_inspection_pending_events": .init(help: "Inspection events waiting to go out together."),
         stepDecision: .init(
             help: "Time the coordinator took to decide a step or deep link, answer included.",

@@ -229,6 +229,7 @@ public final class DaemonServer: Sendable {
         var unread: [String: Int] = [:]
         var lastTrim = clock.now
         var lastFleetLook = clock.now
+        var storeWatch = StoreWatch(availability: writer.availability, health: health, metrics: metrics, logger: logger)
         loop: while !stopRequested.withLock({ $0 }) {
             let wakeUp = min(
                 daemon.coordinator.nextWakeUp(),
@@ -257,6 +258,10 @@ public final class DaemonServer: Sendable {
             if !unread.isEmpty {
                 outgoing += daemon.coordinator.repliesDropped(unread, now: clock.now)
                 unread = [:]
+            }
+            // Before this turn's HELLOs: while the store does not answer, they are refused at once.
+            if daemon.durable {
+                daemon.coordinator.storeUnavailable = try storeWatch.look()
             }
             for (index, _) in ready {
                 switch index {
@@ -336,7 +341,7 @@ public final class DaemonServer: Sendable {
                 }
             }
             if clock.now >= daemon.coordinator.nextTick() {
-                outgoing += daemon.coordinator.tick(now: clock.now)
+                outgoing += daemon.coordinator.tick(now: clock.now, answersHeld: delivery.isHolding)
                 // What the subscriber watch did and the handshakes refused meanwhile (the events socket's
                 // connections are followed on the watch's thread, which does not wake the loop).
                 intake.report(into: &daemon.coordinator)
@@ -352,9 +357,14 @@ public final class DaemonServer: Sendable {
                 }
                 noteWriterProgress(&daemon.coordinator)
                 // An instance of a fleet looks for dead instances' sessions to take over, and at the fleet.
-                if let fleet = configuration.fleet, clock.now - lastFleetLook >= Self.fleetLookInterval(fleet.lease) {
+                // Not while its database does not answer: the looks would only queue up behind the writes.
+                if let fleet = configuration.fleet, !storeWatch.isDown,
+                    clock.now - lastFleetLook >= Self.fleetLookInterval(fleet.lease)
+                {
                     lastFleetLook = clock.now
-                    writer.ask(.adoptOrphans(limit: Self.adoptedPerLook))
+                    if storeWatch.hasAnswered(for: fleet.lease) {
+                        writer.ask(.adoptOrphans(limit: Self.adoptedPerLook))
+                    }
                     writer.ask(.owned)
                     writer.ask(.members)
                 }
@@ -386,10 +396,11 @@ public final class DaemonServer: Sendable {
         notifier.notify("STOPPING=1")
         health.stopping()
         // The last turn: every session written whole. What the turns answered leaves once it is written; if it
-        // cannot be, nothing of it leaves, and flowd fails.
+        // cannot be, nothing of it leaves, and flowd fails. A store that does not answer is waited for
+        // `storeShutdownWait` at most.
         _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
         do {
-            _ = deliver(try delivery.drain(), router, events)
+            _ = deliver(try delivery.drain(giveUpAfter: Self.storeShutdownWait), router, events)
         } catch {
             logger.critical("cannot write the sessions at exit, the last answers are not sent: \(error)")
             throw error
@@ -473,6 +484,10 @@ public final class DaemonServer: Sendable {
             coordinator.bannedConnectionsRefused(banned)
         }
     }
+
+    /// How long a stop waits for a store that does not answer before it gives up the writes left (flowd then exits
+    /// 74: what they would have acknowledged is not sent).
+    static let storeShutdownWait: Duration = .seconds(5)
 
     /// How often the loop gives free memory back to the system (milliseconds).
     static let trimInterval: Int64 = 10_000

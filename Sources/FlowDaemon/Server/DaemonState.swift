@@ -77,6 +77,7 @@ struct DaemonState {
             url: fleet.storeURL,
             instance: fleet.identity(running: specification),
             durability: configuration.durability,
+            availability: writer.availability,
             waiting: { logger.warning("the fleet's database does not answer yet: \($0)") }
         )
         // A flowd that ran as this instance and was killed: its lease expires first (one that runs renews it).

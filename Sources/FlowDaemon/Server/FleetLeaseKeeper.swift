@@ -57,12 +57,13 @@ final class FleetLeaseKeeper: Sendable {
         }
     }
 
-    /// Stops renewing, and waits for the thread to end (once: later calls return at once); with `releasing`, then
-    /// gives the lease up, so that the others take the sessions over at once (a graceful stop, all written).
+    /// Stops renewing, and waits for the thread to end (once: later calls return at once), a few seconds at most (a
+    /// renewal may wait for a database that does not answer); with `releasing`, then gives the lease up, so that
+    /// the others take the sessions over at once (a graceful stop, all written).
     func stop(releasing: Bool = false) {
         guard stopped.set() else { return }
         wake.signal()
-        finished.wait()
+        guard finished.wait(timeout: .now() + .seconds(3)) == .success else { return }
         guard releasing else { return }
         do {
             try lease.release()

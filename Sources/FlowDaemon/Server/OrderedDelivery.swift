@@ -23,19 +23,20 @@ struct OrderedDelivery {
     /// How many turns' answers wait for their writes.
     var heldTurns: Int { held.count }
 
-    /// Takes a turn's effects: hands the writes to the writer, and returns the messages that may leave now.
+    /// Takes a turn's effects: hands the writes to the writer, and returns the messages that may leave now (those
+    /// that describe no state always do).
     mutating func take(_ effects: TurnEffects) -> [Outgoing] {
-        guard let writer else { return effects.messages }
+        guard let writer else { return effects.immediate + effects.messages }
         if !effects.persist.isEmpty {
             lastTicket = writer.submit(effects.persist)
         }
         guard waitsForWrites, !(held.isEmpty && writer.progress.written >= lastTicket) else {
-            return effects.messages
+            return effects.immediate + effects.messages
         }
         if !effects.messages.isEmpty {
             held.append((lastTicket, effects.messages))
         }
-        return []
+        return effects.immediate
     }
 
     /// The held messages whose writes are done, in order.
@@ -62,18 +63,28 @@ struct OrderedDelivery {
         }
     }
 
-    /// Waits until every group handed over is written (a stop), then returns what was held.
-    /// - Throws: the writer's failure.
-    mutating func drain() throws -> [Outgoing] {
+    /// Waits until every group handed over is written (a stop), then returns what was held. A store that does not
+    /// answer is waited for `giveUpAfter` at most: then the writer stops retrying, and what waits is never sent.
+    /// - Throws: the writer's failure, or ``StoreError`` `.unavailable` when the store was given up.
+    mutating func drain(giveUpAfter wait: Duration) throws -> [Outgoing] {
         guard let writer else { return [] }
         var poller = Poller()
         poller.register(fileDescriptor: writer.written.fileDescriptor)
         var messages: [Outgoing] = []
+        let started = ContinuousClock.now
         while true {
             messages += try released()
             let progress = writer.progress
             if progress.written >= lastTicket {
                 return messages
+            }
+            if let outage = writer.availability.outage, ContinuousClock.now - started >= wait {
+                writer.availability.abandon()
+                let unsent = held.reduce(0) { $0 + $1.messages.count }
+                throw StoreError(
+                    .unavailable,
+                    "the store does not answer (\(outage.reason)): flowd stops without writing its last changes; \(unsent) answers that waited for them are not sent"
+                )
             }
             _ = try poller.poll(timeout: .milliseconds(100))
             writer.written.drain()

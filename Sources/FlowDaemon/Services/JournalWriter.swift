@@ -1,5 +1,6 @@
 import Dispatch
 import FlowStore
+import Foundation
 import Logging
 import Synchronization
 import ZeroMQ
@@ -14,8 +15,10 @@ import ZeroMQ
 /// hand-off to another thread costs two wake-ups (about 35 µs on a small machine), more than the write itself, and
 /// a lone step would wait for them. Either way one write happens at a time, in order.
 ///
-/// After a write fails, nothing more is written: the loop learns it from ``progress`` and stops flowd rather than
-/// acknowledge what is not written.
+/// A write that fails for want of the store (a full disk, a database that is down) is tried again, on the writer's
+/// thread, while ``availability`` allows (its retry window from the start of the outage); the outage is told there,
+/// and the loop reads it. After a write fails for good, nothing more is written: the loop learns it from
+/// ``progress`` and stops flowd rather than acknowledge what is not written.
 ///
 /// With a fleet's store, the writer also asks the store where sessions are served and takes over dead instances'
 /// sessions (``ask(_:)``), in order with the writes: the store is used by one thread at a time, and a question asked
@@ -60,6 +63,8 @@ public final class JournalWriter: Sendable {
 
     /// Raised after every transaction of the writer's thread and after a failure; the loop polls it.
     let written: WakePipe
+    /// Whether the store answers; how long a write is retried when it does not.
+    public let availability: StoreAvailability
     private let queue = Mutex(Queue())
     /// The store. Set once by ``attach(_:)``, before the first group is submitted; from then on it is used by one
     /// write at a time, which the queue's `writing` flag (set and cleared under its lock) orders.
@@ -74,12 +79,15 @@ public final class JournalWriter: Sendable {
     ///   thread when the writer is idle; `nil` sends every group to the writer's thread.
     /// - Parameter metrics: where each transaction's time goes; `nil` for nowhere.
     /// - Parameter logger: where a failed write is logged.
+    /// - Parameter availability: where outages are told, and how long a write is retried in one.
     /// - Throws: ``ZeroMQError`` when no pipe can be made for its signal.
     public init(
         writtenAtOnceUpTo: Int? = largestGroupWrittenAtOnce,
         metrics: DaemonMetrics? = nil,
+        availability: StoreAvailability = StoreAvailability(),
         logger: Logger
     ) throws {
+        self.availability = availability
         queue.withLock { $0.writtenAtOnceUpTo = writtenAtOnceUpTo }
         self.metrics = metrics
         self.logger = logger
@@ -122,7 +130,18 @@ public final class JournalWriter: Sendable {
             return (queue.lastTicket, false)
         }
         if atOnce {
-            finish(write([group]), through: ticket)
+            let outcome = write([group], retrying: false)
+            if case .failure(let error) = outcome, error.code == .unavailable, availability.shouldRetry {
+                // The loop's thread never waits for the store: the writer's thread tries again, ahead of what came
+                // meanwhile.
+                queue.withLock { queue in
+                    queue.tasks.insert(.write(ticket: ticket, group), at: 0)
+                    queue.progress.waiting += 1
+                }
+                finish(nil, through: nil)
+            } else {
+                finish(outcome, through: ticket)
+            }
         } else {
             work.signal()
         }
@@ -157,9 +176,13 @@ public final class JournalWriter: Sendable {
         queue.withLock { $0.progress }
     }
 
-    /// Asks the writer to stop once every group handed over is written; ``run()`` then returns.
+    /// Asks the writer to stop once every group handed over is written; ``run()`` then returns. While the store
+    /// does not answer, it is not waited for: what is not written yet never will be (it was not acknowledged).
     public func close() {
         queue.withLock { $0.closed = true }
+        if availability.outage != nil {
+            availability.abandon()
+        }
         work.signal()
     }
 
@@ -190,7 +213,7 @@ public final class JournalWriter: Sendable {
                     last = ticket
                 case .ask(let request):
                     if !groups.isEmpty {
-                        settle(write(groups), through: last)
+                        settle(write(groups, retrying: true), through: last)
                         groups.removeAll()
                         written.signal()
                     }
@@ -200,7 +223,7 @@ public final class JournalWriter: Sendable {
                 }
             }
             if !groups.isEmpty {
-                settle(write(groups), through: last)
+                settle(write(groups, retrying: true), through: last)
             }
             finish(nil, through: nil)
             written.signal()
@@ -250,6 +273,11 @@ public final class JournalWriter: Sendable {
         }
         switch request {
         case .locate(let session, let claiming):
+            // Not while the store does not answer: the HELLO is answered storeUnavailable, and a claim made when
+            // the store comes back would create what nobody waits for.
+            if let outage = availability.outage {
+                return .located(session, .failure(StoreError(.unavailable, outage.reason)))
+            }
             return .located(session, Result { () throws(StoreError) in try fleet.locate(session, claiming: claiming) })
         case .adoptOrphans(let limit):
             return .adopted(Result { () throws(StoreError) in try fleet.adoptOrphans(limit: limit) })
@@ -280,11 +308,33 @@ public final class JournalWriter: Sendable {
     }
 
     /// Writes the groups in one transaction, unless an earlier write failed (then nothing more is written: the
-    /// journal must not have a hole).
-    private func write(_ groups: [StoreGroup]) -> Result<WriteOutcome, StoreError> {
-        if let failure = queue.withLock({ $0.progress.failure }) {
-            return .failure(failure)
+    /// journal must not have a hole). With `retrying`, a write that fails for want of the store is tried again every
+    /// quarter second while ``availability`` allows (a transaction that failed wrote nothing).
+    private func write(_ groups: [StoreGroup], retrying: Bool) -> Result<WriteOutcome, StoreError> {
+        while true {
+            if let failure = queue.withLock({ $0.progress.failure }) {
+                return .failure(failure)
+            }
+            let outcome = writeOnce(groups)
+            guard case .failure(let error) = outcome, error.code == .unavailable else {
+                if case .success = outcome {
+                    availability.answered()
+                }
+                return outcome
+            }
+            availability.failed(error.message)
+            guard availability.shouldRetry else {
+                let final = availability.gaveUp(error)
+                logger.critical("cannot write the journal: \(final)")
+                return .failure(final)
+            }
+            guard retrying else { return outcome }
+            Thread.sleep(forTimeInterval: 0.25)
         }
+    }
+
+    /// Writes the groups in one transaction, once.
+    private func writeOnce(_ groups: [StoreGroup]) -> Result<WriteOutcome, StoreError> {
         guard let store else {
             return .failure(StoreError(.unavailable, "the journal writer has no store"))
         }
@@ -302,7 +352,9 @@ public final class JournalWriter: Sendable {
             }
             return .success(WriteOutcome(statistics: store.statistics, lost: lost))
         } catch {
-            logger.critical("cannot write the journal: \(error)")
+            if error.code != .unavailable {
+                logger.critical("cannot write the journal: \(error)")
+            }
             return .failure(error)
         }
     }

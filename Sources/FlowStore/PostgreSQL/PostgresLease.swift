@@ -11,9 +11,20 @@ public final class PostgresLease: @unchecked Sendable {
     public let token: Int64
     /// How long a renewal lasts.
     public let leaseMilliseconds: Int64
+    /// Told whether the database answered each renewal: the lease's connection sees an outage even while the
+    /// instance writes nothing.
+    private let availability: StoreAvailability
 
-    init(connection: PostgresConnection, url: String, name: String, token: Int64, leaseMilliseconds: Int64) {
+    init(
+        connection: PostgresConnection,
+        availability: StoreAvailability,
+        url: String,
+        name: String,
+        token: Int64,
+        leaseMilliseconds: Int64
+    ) {
         self.connection = connection
+        self.availability = availability
         self.url = url
         self.name = name
         self.token = token
@@ -46,6 +57,19 @@ public final class PostgresLease: @unchecked Sendable {
     /// Renews the lease once; a lost connection is opened again at the next call.
     /// - Throws: ``StoreError`` `.unavailable` when the database cannot be reached now.
     public func renew() throws(StoreError) -> Renewal {
+        do throws(StoreError) {
+            let renewal = try renewOnce()
+            availability.answered()
+            return renewal
+        } catch {
+            if error.code == .unavailable {
+                availability.failed(error.message)
+            }
+            throw error
+        }
+    }
+
+    private func renewOnce() throws(StoreError) -> Renewal {
         let connection: PostgresConnection
         if let open = self.connection {
             connection = open

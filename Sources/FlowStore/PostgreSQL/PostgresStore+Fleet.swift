@@ -202,8 +202,9 @@ extension PostgresStore {
                 url,
                 durability: .os,
                 idleTransactionLimit: instance.leaseMilliseconds,
-                retryingFor: retryWindow
+                availability: availability
             ),
+            availability: availability,
             url: url,
             name: instance.name,
             token: token,

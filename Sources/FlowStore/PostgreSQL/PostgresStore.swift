@@ -5,16 +5,18 @@ import Foundation
 /// Each instance registers under its name when it loads ( ``load()`` ), which gives it a new fencing token and the
 /// sessions its name owned; from then on it writes only sessions whose row carries its token, checked in every
 /// transaction under a lock on its own row of `flowbus_instances` (another instance taking a session over locks the
-/// same row first, so the two never interleave). A lost connection is retried for ``retryWindow``: a transaction
-/// cut off by it is written again only if it did not commit (each transaction counts itself in the instance's row).
+/// same row first, so the two never interleave). A lost connection is retried while ``availability`` allows (its
+/// retry window from the start of the outage, until flowd stops): a transaction cut off by it is written again only
+/// if it did not commit (each transaction counts itself in the instance's row). A server that is starting,
+/// recovering or a standby not promoted yet is waited for as one that is down.
 ///
 /// `@unchecked Sendable`: a store is handed from thread to thread (opened by flowd's main thread, then written by
 /// the journal writer's), and used by one at a time.
 public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// This instance.
     public let instance: FleetInstance
-    /// How long a lost connection is retried before a call fails.
-    public let retryWindow: Duration
+    /// Whether the database answers, and how long a lost connection is retried before a call fails.
+    public let availability: StoreAvailability
     let url: String
     let durability: Durability
     var connection: PostgresConnection
@@ -28,31 +30,31 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     private var totalWriteMicroseconds = 0
     private var sizeMeasured: ContinuousClock.Instant?
 
-    /// Connects (retrying for `retryWindow` while the server cannot be reached), then creates or checks the tables.
+    /// Connects (retrying while `availability` allows when the server cannot be reached), then creates or checks the tables.
     /// - Throws: ``StoreError`` `.unavailable` when the server cannot be reached, `.newerFormat` or `.corrupted`
     ///   for tables flowd must not use.
     /// - Parameters:
     ///   - url: the database (`postgres://user:password@host/database`, or libpq's `key=value` form).
     ///   - instance: this instance, as the fleet knows it.
     ///   - durability: what a commit waits for (``Durability``, as `synchronous_commit`).
-    ///   - retryWindow: how long a lost connection is retried before a call fails.
+    ///   - availability: where outages are told, and how long a lost connection is retried before a call fails.
     ///   - waiting: told once when the server cannot be reached yet and is waited for.
     public init(
         url: String,
         instance: FleetInstance,
         durability: Durability,
-        retryWindow: Duration = .seconds(60),
+        availability: StoreAvailability = StoreAvailability(),
         waiting: ((String) -> Void)? = nil
     ) throws(StoreError) {
         self.url = url
         self.instance = instance
         self.durability = durability
-        self.retryWindow = retryWindow
+        self.availability = availability
         connection = try Self.connect(
             url,
             durability: durability,
             idleTransactionLimit: instance.leaseMilliseconds,
-            retryingFor: retryWindow,
+            availability: availability,
             waiting: waiting
         )
         try PostgresSchema.prepare(connection)
@@ -64,18 +66,26 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// - Parameter idleTransactionLimit: how long the server lets a transaction of this connection sit idle before
     ///   it ends the connection (milliseconds): an instance paused in the middle of a transaction must not keep the
     ///   locks that the instances taking its sessions over wait for. Its lease is the measure.
+    /// A server in recovery (a standby) is refused here as one that is down: its writes would fail until it is
+    /// promoted.
     static func connect(
         _ url: String,
         durability: Durability,
         idleTransactionLimit: Int64,
-        retryingFor window: Duration,
+        availability: StoreAvailability,
         waiting: ((String) -> Void)? = nil
     ) throws(StoreError) -> PostgresConnection {
-        let deadline = ContinuousClock.now + window
         var told = false
         while true {
-            do {
+            do throws(StoreError) {
                 let connection = try PostgresConnection(url: url)
+                let recovering = try connection.run("SELECT pg_is_in_recovery()")
+                if recovering.count == 1 && recovering.boolean(0, 0) {
+                    throw StoreError(
+                        .unavailable,
+                        "PostgreSQL at \(connection.location) is a standby in recovery (read-only): waiting for it to be promoted"
+                    )
+                }
                 // What a commit waits for. `fsync`: the server's disk and its synchronous standbys (`on`). `os`: the
                 // server's own disk (`local`): a commit survives flowd and the server killed at any moment. `off`:
                 // nothing (`off`): a crash of the server may lose the last commits, never leaving the journal
@@ -89,12 +99,12 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                 )
                 return connection
             } catch {
-                guard error.code == .unavailable, ContinuousClock.now < deadline, !Self.isPermanent(error) else {
-                    throw error
-                }
+                guard error.code == .unavailable, !Self.isPermanent(error) else { throw error }
+                availability.failed(error.message)
+                guard availability.shouldRetry else { throw availability.gaveUp(error) }
                 if !told {
                     told = true
-                    waiting?("\(error.message); retrying for \(window.components.seconds) s")
+                    waiting?("\(error.message); retrying for \(availability.retryWindow.components.seconds) s")
                 }
                 Thread.sleep(forTimeInterval: 0.25)
             }
@@ -106,9 +116,13 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
     /// starting, stopping or full is waited for.
     static func isPermanent(_ error: StoreError) -> Bool {
         let message = error.message
+        // 57P03 (cannot_connect_now) and its kin: a server starting, stopping, recovering, or a standby being
+        // promoted; 53300: too many connections.
         let transient = [
             "the database system is starting up", "the database system is shutting down", "too many clients",
-            "the database system is in recovery mode", "terminating connection",
+            "the database system is in recovery mode", "terminating connection", "not yet accepting connections",
+            "is not accepting connections", "the database system is not accepting connections", "hot standby",
+            "remaining connection slots", "in recovery",
         ]
         if transient.contains(where: message.contains) { return false }
         return message.contains("FATAL:") || message.contains("invalid ") || message.contains("missing \"=\"")
@@ -402,34 +416,31 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         }
     }
 
-    /// Runs `attempt`, again after a lost connection (reconnecting for ``retryWindow``) or a conflict the server
+    /// Runs `attempt`, again after a lost connection (reconnecting while ``availability`` allows) or a conflict the server
     /// asks to retry (a deadlock, a serialization failure). After a lost connection, `alreadyDone` says whether
     /// the cut attempt committed nonetheless, and with what.
     func retrying<Result>(
         _ attempt: () throws(StoreError) -> Result,
         alreadyDone: (() throws(StoreError) -> Result?)? = nil
     ) throws(StoreError) -> Result {
-        let deadline = ContinuousClock.now + retryWindow
         while true {
             do {
-                return try attempt()
+                let result = try attempt()
+                availability.answered()
+                return result
             } catch {
                 if error.sqlState == "40001" || error.sqlState == "40P01" {
                     continue
                 }
                 guard error.code == .unavailable else { throw error }
-                let remaining = deadline - ContinuousClock.now
-                guard remaining > .zero else {
-                    throw StoreError(
-                        .unavailable,
-                        "\(error.message); still unreachable after \(retryWindow.components.seconds) s of retries"
-                    )
-                }
+                availability.failed(error.message)
+                guard availability.shouldRetry else { throw availability.gaveUp(error) }
+                Thread.sleep(forTimeInterval: 0.1)
                 connection = try Self.connect(
                     url,
                     durability: durability,
                     idleTransactionLimit: instance.leaseMilliseconds,
-                    retryingFor: remaining
+                    availability: availability
                 )
                 if let alreadyDone, let result = try alreadyDone() {
                     return result
