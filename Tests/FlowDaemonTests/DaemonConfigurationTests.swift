@@ -100,7 +100,8 @@ import ZeroMQ
             .maxSessionDataBytes: "2048", .maxSteppersPerSession: "5", .sendQueueLimit: "20", .ipcMode: "0660",
             .ipcGroup: "\(getgid())", .inspectionDelay: "0", .curveSecretKey: secret,
             .curveSecretKeyFile: "", .authorizedKeys: "kiosk-7/app=\(client):kiosk-7:stepper",
-            .stateDir: scratch.path, .durability: "fsync", .idleSessionExpiry: "12h", .snapshotEvery: "50",
+            .stateDir: scratch.path, .durability: "fsync", .idleSessionExpiry: "12h", .storeRetryWindow: "2m",
+            .snapshotEvery: "50",
             .snapshotInterval: "5m", .metrics: "127.0.0.1:9862", .logFormat: "json", .logLevel: "warning",
         ]
         // (The fleet's settings replace the state directory: they are tried below.)
@@ -122,6 +123,7 @@ import ZeroMQ
         #expect(configuration.maxSessions == 5)
         #expect(configuration.durability == .fsync)
         #expect(configuration.idleSessionExpiry == .seconds(12 * 3600))
+        #expect(configuration.storeRetryWindow == .seconds(120))
         #expect(configuration.logFormat == .json && configuration.logLevel == .warning)
         #expect(configuration.curve?.authorizedKeys == ["kiosk-7/app": client])
         #expect(configuration.curve?.grants["kiosk-7/app"] == ClientGrant(sessions: ["kiosk-7"], roles: [.stepper]))
@@ -186,9 +188,16 @@ import ZeroMQ
 
     /// Tried: a store that is neither sqlite nor a PostgreSQL URL, a store with a state directory, fleet settings
     /// without a store, a lease too short, advertised endpoints that do not pair up, endpoints whose port is chosen
-    /// as flowd binds (`*`) with nothing else to advertise, and such a port advertised.
+    /// as flowd binds (`*`) with nothing else to advertise, such a port advertised, the durability `off` (an
+    /// instance paused past its lease would acknowledge what its successor never gets), and a store retry window
+    /// out of range.
     @Test func fleetSettingsThatDoNotFitAreRefused() async throws {
         let cases: [([String: String], String)] = [
+            (
+                ["FLOWD_STORE": "postgres://db/f", "FLOWD_DURABILITY": "off"],
+                "off cannot be used with a fleet's store: an instance paused past its lease would acknowledge steps"
+            ),
+            (["FLOWD_STORE": "postgres://db/f", "FLOWD_STORE_RETRY_WINDOW": "0"], "must be from 1000 to"),
             (["FLOWD_STORE": "mysql://db"], "is sqlite (the state directory, the default) or a PostgreSQL URL"),
             (["FLOWD_STORE": "postgres://db/f", "FLOWD_STATE_DIR": "/tmp/x"], "contradict each other"),
             (["FLOWD_INSTANCE": "a"], "is for an instance of a fleet"),
@@ -365,6 +374,7 @@ import ZeroMQ
         #expect(defaults.stateDirectory == "/home/k/.state/flowbus")
         #expect(defaults.durability == .os)
         #expect(defaults.idleSessionExpiry == .seconds(7 * 86_400))
+        #expect(defaults.storeRetryWindow == .seconds(60))
         let home = try DaemonConfiguration(DaemonSettings(), environment: ["HOME": "/home/k"])
         #expect(home.stateDirectory == "/home/k/.local/state/flowbus")
         let ephemeral = try configuration([(.stateDir, .text("none")), (.idleSessionExpiry, .duration(.zero))])

@@ -306,6 +306,64 @@ struct PostgresStoreTests {
         #expect(try store(url, "a").load().entries.map(\.bytes) == ["1", "2", "3"].map { Array($0.utf8) })
     }
 
+    @Test func aCommitWaitsForAServerBackAsAStandbyUntilItIsPromotedAndTellsTheOutage() throws {
+        let url = try server.createDatabase()
+        let availability = StoreAvailability(retryWindow: .seconds(30))
+        let a = try PostgresStore(
+            url: url,
+            instance: FleetInstance(
+                name: "a",
+                control: ["tcp://a:5860"],
+                events: ["tcp://a:5861"],
+                leaseMilliseconds: 60_000,
+                flows: "flows v1",
+                flowsFile: "/etc/a.yaml"
+            ),
+            durability: .os,
+            availability: availability
+        )
+        _ = try a.load()
+        try claim(["s"], by: a)
+        try a.commit(group(entries: [entry("s", "1")]))
+        server.stop()
+        try server.startAsStandby(acceptingReads: true)
+        let promoted = Thread { [server] in
+            Thread.sleep(forTimeInterval: 2)
+            try? server.promote()
+        }
+        promoted.start()
+        // The commit's thread waits; another sees the outage told meanwhile.
+        let outageSeen = Locked(false)
+        let watcher = Thread {
+            let seen = waitUntil(within: .seconds(5)) { availability.outage != nil }
+            outageSeen.withLock { $0 = seen }
+        }
+        watcher.start()
+        try a.commit(group(entries: [entry("s", "2")]))
+        #expect(waitUntil { watcher.isFinished })
+        #expect(outageSeen.value)
+        #expect(availability.outage == nil)
+        #expect(try store(url, "a").load().entries.map(\.bytes) == ["1", "2"].map { Array($0.utf8) })
+    }
+
+    /// What the server says while it starts, recovers or is a standby is waited for; a refusal that will not
+    /// change (an unknown database or role, a wrong password, a malformed address) is not.
+    @Test(arguments: [
+        ("FATAL:  the database system is not yet accepting connections; DETAIL: Consistent recovery state has not been yet reached.", false),
+        ("FATAL:  the database system is starting up", false),
+        ("FATAL:  the database system is in recovery mode", false),
+        ("FATAL:  the database system is not accepting connections; DETAIL: Hot standby mode is disabled.", false),
+        ("FATAL:  sorry, too many clients already", false),
+        ("PostgreSQL at x is a standby in recovery (read-only): waiting for it to be promoted", false),
+        ("connection to server on socket \"/run/.s.PGSQL.5432\" failed: No such file or directory", false),
+        ("FATAL:  database \"fleet\" does not exist", true),
+        ("FATAL:  password authentication failed for user \"flowd\"", true),
+        ("invalid connection option \"hots\"", true),
+    ])
+    func aServerThatWillAnswerIsWaitedForAndOneThatRefusesIsNot(message: String, permanent: Bool) {
+        #expect(PostgresStore.isPermanent(StoreError(.unavailable, message)) == permanent)
+    }
+
     @Test func passwordsAreNeverShown() {
         #expect(
             PostgresConnection.redacted("postgres://flowd:s3cret@db:5432/fleet") == "postgres://flowd:***@db:5432/fleet"
