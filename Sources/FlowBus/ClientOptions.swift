@@ -26,6 +26,11 @@ public struct ClientOptions: Sendable {
     public var reconnectInterval: Duration
     /// ...up to this.
     public var reconnectIntervalMax: Duration
+    /// How often the connections themselves are checked (ZeroMQ's ZMTP heartbeats, which flowd's ZeroMQ I/O
+    /// thread answers however busy its loop is): a connection silent for four times this is dropped, and in a
+    /// fleet the next instance is tried half a second later. A flowd that is killed, paused (SIGSTOP) or cut off is
+    /// left within about 1.3 s by default, long before its `heartbeatTimeout`.
+    public var connectionCheckInterval: Duration
     /// Where the client says what it does (reconnections, resyncs, refusals). Silent by default.
     public var logger: Logger
 
@@ -39,6 +44,7 @@ public struct ClientOptions: Sendable {
         maxOutstandingSteps: Int = 256,
         reconnectInterval: Duration = .milliseconds(100),
         reconnectIntervalMax: Duration = .seconds(5),
+        connectionCheckInterval: Duration = .milliseconds(200),
         logger: Logger = Logger(label: "flowbus.client", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.endpoints = endpoints
@@ -49,6 +55,7 @@ public struct ClientOptions: Sendable {
         self.maxOutstandingSteps = maxOutstandingSteps
         self.reconnectInterval = reconnectInterval
         self.reconnectIntervalMax = reconnectIntervalMax
+        self.connectionCheckInterval = connectionCheckInterval
         self.logger = logger
     }
 }

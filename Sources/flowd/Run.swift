@@ -31,7 +31,9 @@ struct Run: AsyncParsableCommand {
             64 bad arguments; 65 the state file (or a fleet's database schema) is damaged, foreign or newer than this \
             flowd; 73 another flowd holds the state directory (or runs as this instance of the fleet); 74 the state \
             directory or file cannot be created, opened or written, or the fleet's database cannot be reached or \
-            refuses this flowd (during a run: flowd stops rather than acknowledge what is not written); 78 the flows \
+            refuses this flowd (during a run: flowd waits --store-retry-window for a store that does not answer, \
+            refusing HELLOs with storeUnavailable, then stops rather than acknowledge what is not written; a signal \
+            meanwhile stops it within 5 s, also with 74); 78 the flows \
             file lost flows that stored sessions use.
 
             Examples:

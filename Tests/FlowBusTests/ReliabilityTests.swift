@@ -56,6 +56,69 @@ import Testing
         await setup.ticker.close()  // flowd lives as long as `setup`.
     }
 
+    /// flowd's state put back from an older copy (a backup restored; or the durability `off` and a crash): the
+    /// epoch is the same, and WELCOME's `lastSequence` is below steps the stepper saw acknowledged. What waits for
+    /// its fate, and what comes next, is numbered from there on (else flowd would answer `sequenceGap` for ever):
+    /// with a step waiting when flowd comes back, and with none.
+    @Test func aStateRestoredFromAnOlderCopyTakesTheSteppersNumberingBackWithIt() async throws {
+        let directory = uniqueDirectory("older")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (state, backup) = (directory + "/state", directory + "/backup")
+        let (control, events) = ("ipc://\(directory)/control", "ipc://\(directory)/events")
+        let arguments = [
+            "--flows", try flowsFile(tickerFlows), "--control", control, "--events", events, "--state-dir", state,
+        ]
+        var daemon = try DaemonProcess(arguments)
+        _ = try daemon.readyEndpoints()
+        var options = ClientOptions(endpoints: Endpoints(control: control, events: events))
+        options.reconnectIntervalMax = .milliseconds(200)
+        let ticker = try await StepperClient.connect(session: "kiosk", name: "ticker", options: options)
+        for n in 1...3 {
+            #expect(try await ticker.emit("tick", ["n": .int(n)]).isAccepted)
+        }
+        #expect(daemon.signal(SIGTERM) == 0)
+        try FileManager.default.copyItem(atPath: state, toPath: backup)
+
+        /// flowd started on the backup (its lastSequence for the ticker: 3).
+        func restartOnTheBackup() throws {
+            #expect(daemon.signal(SIGKILL) != nil)
+            try FileManager.default.removeItem(atPath: state)
+            try FileManager.default.copyItem(atPath: backup, toPath: state)
+            daemon = try DaemonProcess(arguments)
+            _ = try daemon.readyEndpoints()
+        }
+        daemon = try DaemonProcess(arguments)
+        _ = try daemon.readyEndpoints()
+        for n in 4...6 {
+            #expect(try await ticker.emit("tick", ["n": .int(n)]).isAccepted)
+        }
+        /// Emits a tick and waits (bounded) for its fate: without the renumbering, it would wait for ever.
+        func tick(_ n: Int) async throws -> Bool {
+            let fate = Task { try await ticker.emit("tick", ["n": .int(n)]) }
+            try await eventually("tick \(n) acknowledged", within: .seconds(20)) { ticker.waitingSteps == 0 }
+            return try await fate.value.isAccepted
+        }
+        // Back on the backup with a step waiting: it is numbered 4 now.
+        try restartOnTheBackup()
+        #expect(try await tick(7))
+        #expect(try await tick(8))
+        // Back on the backup again, the stepper registered before its next step: that step is numbered 4.
+        try restartOnTheBackup()
+        _ = try daemon.line(containing: "peer=kiosk/ticker", within: .seconds(10))
+        #expect(try await tick(9))
+
+        let inspector = try await InspectorClient.connect(options: options)
+        let tree = try await inspector.query("tree", session: "kiosk")
+        let ticks = tree.objectValue?["screens"]?.arrayValue?.compactMap { screen -> Int? in
+            guard screen.objectValue?["name"] == "Tick" else { return nil }
+            return screen.objectValue?["parameters"]?.objectValue?["n"]?.intValue
+        }
+        #expect(ticks == [1, 2, 3, 9])
+        await ticker.close()
+        await inspector.close()
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
+
     /// flowd's flood control drops what a peer sends beyond its rate: later steps then come before the dropped
     /// ones, and flowd refuses them (`sequenceGap`) rather than apply them out of order. The client sends every
     /// step in flight again, in order (on the gap, or once they waited too long): each is applied once, in the

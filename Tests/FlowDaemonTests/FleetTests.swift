@@ -33,14 +33,21 @@ struct FleetTests {
             "tcp://127.0.0.1:\(freeLoopbackPort())"
         }
 
-        /// Starts the instance; `extra` arguments go to flowd after the fleet's.
-        func start(store: String, flows: String, lease: String, extra: [String] = []) throws {
+        /// Starts the instance; `extra` arguments go to flowd after the fleet's. `heartbeats`: flowd's interval and
+        /// timeout (milliseconds), short by default.
+        func start(
+            store: String,
+            flows: String,
+            lease: String,
+            heartbeats: (interval: Int, timeout: Int) = (200, 1000),
+            extra: [String] = []
+        ) throws {
             for attempt in 1...3 {
                 let daemon = try DaemonProcess(
                     [
                         "--flows", flows, "--store", store, "--instance", name, "--lease", lease, "--control", control,
-                        "--events", events, "--heartbeat-interval", "200", "--heartbeat-timeout", "1000",
-                        "--log-level", "debug",
+                        "--events", events, "--heartbeat-interval", "\(heartbeats.interval)", "--heartbeat-timeout",
+                        "\(heartbeats.timeout)", "--log-level", "debug",
                     ] + extra
                 )
                 do {

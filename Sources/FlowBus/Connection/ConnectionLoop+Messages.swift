@@ -47,6 +47,19 @@ extension ConnectionLoop {
         heartbeatInterval = .milliseconds(max(10, welcome.heartbeatInterval))
         heartbeatTimeout = .milliseconds(max(20, welcome.heartbeatTimeout))
         maxMessageSize = welcome.maxMessageSize
+        // flowd lost steps it had acknowledged (it ran with the durability `off` and crashed): their numbers are
+        // free again, and what waits is numbered from there, else it would meet `sequenceGap` for ever.
+        if let known = welcome.lastSequence, let lowest = inFlight.keys.min(), lowest > known + 1 {
+            setup.options.logger.warning(
+                "flowd lost the steps it had acknowledged after sequence \(known) (up to \(lowest - 1)): the \(inFlight.count) steps that wait are numbered anew from \(known + 1)"
+            )
+            renumberInFlight(from: known + 1)
+        } else if let known = welcome.lastSequence, inFlight.isEmpty, known < lastSequence {
+            setup.options.logger.warning(
+                "flowd lost the steps it had acknowledged after sequence \(known) (up to \(lastSequence)): new steps are numbered from \(known + 1)"
+            )
+            lastSequence = known
+        }
         // A restarted process continues above what flowd has applied for its name.
         lastSequence = max(lastSequence, welcome.lastSequence ?? 0)
         connection.welcome.withLock { $0 = welcome }
@@ -138,5 +151,33 @@ extension ConnectionLoop {
             return
         }
         setup.options.logger.info("flowd refused a message: \(error.code): \(error.message)")
+    }
+
+    /// Numbers the steps that wait for their fate anew, in their order, from `first` (their bodies written again);
+    /// the next step follows them.
+    private func renumberInFlight(from first: UInt64) {
+        var renumbered: [UInt64: InFlight] = [:]
+        var next = first
+        for sequence in inFlight.keys.sorted() {
+            guard var step = inFlight[sequence] else { continue }
+            let frames = codec.encode(header: Header(id: 1, sentAt: 0), type: step.type, body: step.body)
+            let message: FlowWire.Message
+            switch try? codec.decode(frames).message {
+            case .step(var carried):
+                carried.sequence = next
+                message = .step(carried)
+            case .deepLink(var carried):
+                carried.sequence = next
+                message = .deepLink(carried)
+            default:
+                continue
+            }
+            step = InFlight(type: step.type, body: codec.body(of: message), session: step.session, fate: step.fate)
+            renumbered[next] = step
+            next += 1
+        }
+        inFlight = renumbered
+        lastSequence = next - 1
+        resentAfterGap = min(resentAfterGap, first - 1)
     }
 }

@@ -178,6 +178,11 @@ final class ConnectionLoop {
     private static func configure(_ socket: Socket, _ setup: ConnectionSetup) throws(ZeroMQError) {
         try socket.setOption(.reconnectInterval, setup.options.reconnectInterval)
         try socket.setOption(.reconnectIntervalMax, setup.options.reconnectIntervalMax)
+        // A peer that stops answering ZMTP PINGs (a process killed, paused or cut off) is dropped: the monitor says
+        // `disconnected`, and a fleet's next instance is tried.
+        let check = max(.milliseconds(10), setup.options.connectionCheckInterval)
+        try socket.setOption(.heartbeatInterval, check)
+        try socket.setOption(.heartbeatTimeout, check * 4)
         if let curve = setup.options.curve {
             try socket.makeCurveClient(keyPair: curve.keys, serverKey: curve.serverKey)
         }
