@@ -7,7 +7,9 @@ import Testing
 /// The Swift client in a fleet of two real flowd on a real PostgreSQL server (the test's own): a registered client
 /// whose instance is paused (SIGSTOP: its connections stay up, nothing answers) leaves it within about a second,
 /// through ZeroMQ's connection heartbeats rather than flowd's heartbeat timeout (5 s here), and is served by the
-/// other instance once the paused one's lease expires.
+/// other instance once the paused one's lease expires; a client that says HELLO while the database is down is told
+/// `storeUnavailable` and says HELLO again until its connect timeout: it gives up saying why, or connects once the
+/// database is back.
 @Suite(.serialized, .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason ?? "")))
 struct FleetFailoverTests {
     private let server: PostgresServer
@@ -30,7 +32,7 @@ struct FleetFailoverTests {
             do {
                 _ = try daemon.readyEndpoints()
                 return (daemon, endpoints)
-            } catch where attempt < 3 && daemon.standardError.contains("the address is in use") {
+            } catch  where attempt < 3 && daemon.standardError.contains("the address is in use") {
                 continue
             }
         }
@@ -66,5 +68,33 @@ struct FleetFailoverTests {
         #expect(try await fate.value.isAccepted)
         #expect(try owner(of: "pz", in: "leaving") == "b")
         await ticker.close()
+    }
+
+    @Test func aClientThatComesWhileTheDatabaseIsDownWaitsForItWithinItsConnectTimeout() async throws {
+        let store = try server.createDatabase("waiting")
+        let (a, atA) = try instance("a", store: store, flows: try flowsFile(tickerFlows))
+        server.stop()
+        _ = try a.line(containing: "the store does not answer (", within: .seconds(10))
+        var options = ClientOptions(endpoints: atA, connectTimeout: .seconds(2))
+        do {
+            _ = try await StepperClient.connect(session: "w", name: "ticker", options: options)
+            Issue.record("registered while the database was down")
+        } catch let error as FlowBusError {
+            #expect(error.code == .refused)
+            #expect(error.daemonCode == "storeUnavailable")
+            #expect(error.message.contains("could not register this client within"), "\(error)")
+        }
+        // With time enough, the database back meanwhile: it connects.
+        options.connectTimeout = .seconds(20)
+        let server = self.server
+        let restarted = Task.detached {
+            try await Task.sleep(for: .seconds(1))
+            try server.start()
+        }
+        let ticker = try await StepperClient.connect(session: "w", name: "ticker", options: options)
+        try await restarted.value
+        #expect(try await ticker.emit("tick", ["n": 1]).isAccepted)
+        await ticker.close()
+        #expect(a.signal(SIGTERM) == 0)
     }
 }

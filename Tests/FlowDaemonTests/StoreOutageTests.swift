@@ -84,7 +84,9 @@ struct StoreOutageTests {
         let stepper = try peer("kiosk/s1", session: "kiosk", at: a, context: context)
         try stepper.hello(.stepper, name: "s1")
         for number in 1...3 {
-            #expect(try stepper.emit(Step("tick", ["s": .int(1), "n": .int(number)]), sequence: UInt64(number)).accepted)
+            #expect(
+                try stepper.emit(Step("tick", ["s": .int(1), "n": .int(number)]), sequence: UInt64(number)).accepted
+            )
         }
 
         server.stop()
@@ -110,8 +112,16 @@ struct StoreOutageTests {
             let elapsed = ContinuousClock.now - downSince
             if newcomer == nil && elapsed > .seconds(2) {
                 // A new session's HELLO, and a second stepper of the running session.
-                newcomer = try hello(try peer("fresh/s1", session: "fresh", at: a, context: context), .stepper, name: "s1")
-                second = try hello(try peer("kiosk/s2", session: "kiosk", at: a, context: context), .stepper, name: "s2")
+                newcomer = try hello(
+                    try peer("fresh/s1", session: "fresh", at: a, context: context),
+                    .stepper,
+                    name: "s1"
+                )
+                second = try hello(
+                    try peer("kiosk/s2", session: "kiosk", at: a, context: context),
+                    .stepper,
+                    name: "s2"
+                )
             }
             if readiness == nil && elapsed > .seconds(4) {
                 readiness = try metrics.scrape(base + "/readyz")
@@ -223,8 +233,14 @@ struct StoreOutageTests {
         for instance in [idle, busy] {
             let daemon = try #require(instance.process)
             let status = daemon.exitStatus(within: .seconds(8) - (ContinuousClock.now - stopped))
-            #expect(status == 74, "\(instance.name): \(status.map(String.init) ?? "still running"): \(daemon.standardError)")
-            #expect(daemon.standardError.contains("has not answered for 3 s") || daemon.standardError.contains("still unavailable after 3 s"))
+            #expect(
+                status == 74,
+                "\(instance.name): \(status.map(String.init) ?? "still running"): \(daemon.standardError)"
+            )
+            #expect(
+                daemon.standardError.contains("has not answered for 3 s")
+                    || daemon.standardError.contains("still unavailable after 3 s")
+            )
         }
         // The step that could not be written was never acknowledged.
         let acknowledged = try received(by: stepper, for: .milliseconds(300)).filter { message, _ in

@@ -349,7 +349,10 @@ struct PostgresStoreTests {
     /// What the server says while it starts, recovers or is a standby is waited for; a refusal that will not
     /// change (an unknown database or role, a wrong password, a malformed address) is not.
     @Test(arguments: [
-        ("FATAL:  the database system is not yet accepting connections; DETAIL: Consistent recovery state has not been yet reached.", false),
+        (
+            "FATAL:  the database system is not yet accepting connections; DETAIL: Consistent recovery state has not been yet reached.",
+            false
+        ),
         ("FATAL:  the database system is starting up", false),
         ("FATAL:  the database system is in recovery mode", false),
         ("FATAL:  the database system is not accepting connections; DETAIL: Hot standby mode is disabled.", false),

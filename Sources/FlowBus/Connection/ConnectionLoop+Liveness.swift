@@ -43,16 +43,22 @@ extension ConnectionLoop {
     func keepAlive() {
         let now = clock.now
         if let startup, now >= startupDeadline {
-            startup.resume(
-                with: .failure(
+            let endpoints = setup.options.endpointCandidates.map(\.control).joined(separator: ", ")
+            let failure =
+                if let storeProblem {
+                    FlowBusError(
+                        .refused,
+                        "flowd at \(endpoints) could not register this client within \(setup.options.connectTimeout): \(storeProblem)",
+                        daemonCode: ErrorCode.storeUnavailable.rawValue
+                    )
+                } else {
                     FlowBusError(
                         .unreachable,
-                        "flowd did not answer at \(setup.options.endpointCandidates.map(\.control).joined(separator: ", ")) within \(setup.options.connectTimeout); "
-                            + (handshakeProblem ?? IPCAccess.problem(with: target.control)
-                                ?? "is it running?")
+                        "flowd did not answer at \(endpoints) within \(setup.options.connectTimeout); "
+                            + (handshakeProblem ?? IPCAccess.problem(with: target.control) ?? "is it running?")
                     )
-                )
-            )
+                }
+            startup.resume(with: .failure(failure))
             self.startup = nil
             running = false
             return

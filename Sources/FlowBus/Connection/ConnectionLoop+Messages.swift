@@ -40,6 +40,7 @@ extension ConnectionLoop {
         let first = startup != nil
         registered = true
         unregisteredSince = nil
+        storeProblem = nil
         helloSentAt = nil
         unansweredHellos = 0
         helloRetry = setup.options.reconnectInterval * 2
@@ -120,6 +121,14 @@ extension ConnectionLoop {
                 registered = false
                 hello()
             }
+            return
+        }
+        if let correlation, correlation == helloID, error.errorCode == .storeUnavailable {
+            // Nothing was registered, and nothing is lost: flowd's store does not answer now. HELLO again later
+            // (the retry's back-off), or at the next instance of a fleet; what waits goes on waiting.
+            storeProblem = error.message
+            unansweredHellos = 0
+            setup.options.logger.info("flowd cannot register this client now: \(error.message)")
             return
         }
         if let correlation, correlation == helloID {

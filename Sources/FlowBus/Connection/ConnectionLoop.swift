@@ -50,6 +50,9 @@ final class ConnectionLoop {
     var unregisteredSince: ContinuousClock.Instant?
     /// Why the last handshake with flowd failed, if one did: said when flowd does not answer.
     var handshakeProblem: String?
+    /// Why flowd last refused to register this client for want of its store (`storeUnavailable`), if it did: said
+    /// when the connect timeout passes.
+    var storeProblem: String?
     var subscriber: Socket?
     var subscriberMonitor: SocketMonitor?
     var poller = Poller()
