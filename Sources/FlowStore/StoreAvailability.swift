@@ -17,11 +17,29 @@ public final class StoreAvailability: Sendable {
         public let sinceWall: Date
         /// Why the last call failed, in the store's words.
         public var reason: String
+        /// When that was told.
+        var told: ContinuousClock.Instant
+    }
+
+    /// Who tells: the journal's writes and questions, or the lease's renewals (a connection of its own). A write
+    /// that succeeds ends the outage (what matters is written again); a lease renewed ends only what the lease saw,
+    /// not an outage that writes still see (a window that started again at each renewal would never end).
+    public enum Caller: Sendable, Hashable {
+        case journal
+        case lease
     }
 
     private struct State {
-        var outage: Outage?
+        /// The outage each caller sees.
+        var outages: [Caller: Outage] = [:]
         var abandoned = false
+
+        /// The outage under way: since the earliest caller's began, with the last reason told.
+        var outage: Outage? {
+            guard let first = outages.values.min(by: { $0.since < $1.since }) else { return nil }
+            let last = outages.values.max { $0.told < $1.told } ?? first
+            return Outage(since: first.since, sinceWall: first.sinceWall, reason: last.reason, told: last.told)
+        }
     }
 
     /// How long calls are retried from the start of an outage before they fail for good.
@@ -38,22 +56,29 @@ public final class StoreAvailability: Sendable {
         state.withLock { $0.outage }
     }
 
-    /// A call failed because the store cannot be reached or cannot take writes now; the outage starts here unless
-    /// one is under way.
-    public func failed(_ reason: String) {
+    /// A call of `caller` failed because the store cannot be reached or cannot take writes now; the outage starts
+    /// here unless one is under way.
+    public func failed(_ reason: String, by caller: Caller = .journal) {
         let now = ContinuousClock.now
         state.withLock { state in
-            if state.outage == nil {
-                state.outage = Outage(since: now, sinceWall: Date(), reason: reason)
+            if state.outages[caller] == nil {
+                state.outages[caller] = Outage(since: now, sinceWall: Date(), reason: reason, told: now)
             } else {
-                state.outage?.reason = reason
+                state.outages[caller]?.reason = reason
+                state.outages[caller]?.told = now
             }
         }
     }
 
-    /// A call succeeded: the outage, if any, is over.
-    public func answered() {
-        state.withLock { $0.outage = nil }
+    /// A call of `caller` succeeded: the outage is over, unless it is the lease's and the journal still sees one.
+    public func answered(by caller: Caller = .journal) {
+        state.withLock { state in
+            guard !state.outages.isEmpty else { return }
+            switch caller {
+            case .journal: state.outages.removeAll()
+            case .lease: state.outages[.lease] = nil
+            }
+        }
     }
 
     /// When retries end: ``retryWindow`` after the outage began (now, when none is under way).
@@ -84,7 +109,9 @@ public final class StoreAvailability: Sendable {
     /// The error a call gives when it stops retrying: the last reason, how long the store was waited for.
     public func gaveUp(_ error: StoreError) -> StoreError {
         let stopping = "; no longer waited for: flowd is stopping"
-        let window = "; still unavailable after \(retryWindow.components.seconds) s of retries"
+        let (seconds, attoseconds) = retryWindow.components
+        let length = seconds > 0 ? "\(seconds) s" : "\(attoseconds / 1_000_000_000_000_000) ms"
+        let window = "; still unavailable after \(length) of retries"
         // Said once, however many layers give up on the same error.
         guard !error.message.hasSuffix(stopping), !error.message.hasSuffix(window) else { return error }
         return StoreError(.unavailable, error.message + (isAbandoned ? stopping : window), sqlState: error.sqlState)

@@ -160,11 +160,11 @@ final class PostgresConnection {
         // No SQLSTATE: libpq's own (the connection went). Class 08, 57P0x and any FATAL (an idle transaction's
         // timeout, say): the connection or the server went.
         let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))).map { String(cString: $0) } ?? ""
-        // 25006: a read-only transaction, on a standby that is not promoted yet (or a server made read-only):
-        // waited for as a server that is down.
+        // 25006: a read-only transaction, on a standby that is not promoted yet (or a server made read-only); class
+        // 53: the server's disk, memory or connections are full. Waited for as a server that is down.
         let lost =
             !isConnected || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P0") || state == "25006"
-            || severity == "FATAL" || severity == "PANIC"
+            || state.hasPrefix("53") || severity == "FATAL" || severity == "PANIC"
         return StoreError(
             lost ? .unavailable : .rejected,
             "PostgreSQL at \(location)\(state.isEmpty ? "" : " (\(state))"): \(reason) (in \(summary))",

@@ -59,11 +59,11 @@ public final class PostgresLease: @unchecked Sendable {
     public func renew() throws(StoreError) -> Renewal {
         do throws(StoreError) {
             let renewal = try renewOnce()
-            availability.answered()
+            availability.answered(by: .lease)
             return renewal
         } catch {
             if error.code == .unavailable {
-                availability.failed(error.message)
+                availability.failed(error.message, by: .lease)
             }
             throw error
         }
