@@ -91,6 +91,23 @@ let package = Package(
         ),
         // The JSON parser and the wire codec under libFuzzer (scripts/fuzz); built plainly, it replays inputs.
         .executableTarget(name: "flowfuzz", dependencies: ["FlowWire"]),
+        // The programs of FlowBus's getting-started article, built with everything else: the article shows these
+        // files (a test checks that it does), so its samples always compile, and a test runs them.
+        .executableTarget(
+            name: "example-app-stepper",
+            dependencies: ["FlowBus"],
+            path: "Examples/GettingStarted/AppStepper"
+        ),
+        .executableTarget(
+            name: "example-presenter",
+            dependencies: ["FlowBus"],
+            path: "Examples/GettingStarted/Presenter"
+        ),
+        .executableTarget(
+            name: "example-parental-guard",
+            dependencies: ["FlowBus"],
+            path: "Examples/GettingStarted/ParentalGuard"
+        ),
         .executableTarget(
             name: "flowctl",
             dependencies: [

@@ -16,6 +16,9 @@ public struct FlowBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case timedOut
         /// The message is larger than flowd takes (WELCOME's `maxMessageSize`); it was not sent.
         case tooLarge
+        /// The calling task was cancelled while it waited for flowd: what it asked for was sent all the same (a
+        /// step is still delivered, and applied once), only its answer is not awaited.
+        case cancelled
     }
 
     /// The kind of failure.

@@ -96,7 +96,7 @@ struct Bench: AsyncParsableCommand {
                     try await StepperClient.connect(session: "\(prefix)-\(index)", name: stepperName, options: options)
                 )
             }
-        } catch let error as FlowBusError {
+        } catch {
             for client in clients { await client.close() }
             await Self.end(prefix, count: clients.count, bus: bus, inspector: inspector)
             await inspector.close()
@@ -149,7 +149,7 @@ struct Bench: AsyncParsableCommand {
                     took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000
                 )
                 if let drop = fate.drop {
-                    result.dropped[drop.reason, default: 0] += 1
+                    result.dropped[drop.reason.rawValue, default: 0] += 1
                 } else {
                     result.accepted += 1
                 }

@@ -62,19 +62,7 @@ struct BusOptions: ParsableArguments {
     /// Every instance given (a fleet: comma-separated lists), the first first; one when the lists do not pair up
     /// (``validate()`` says so).
     var endpointList: [Endpoints] {
-        let given = (setting(control, "FLOWBUS_CONTROL"), setting(events, "FLOWBUS_EVENTS"))
-        if let control = given.0, let events = given.1, control.contains(",") || events.contains(","),
-            let list = Endpoints.list(control: control, events: events)
-        {
-            return list
-        }
-        // The user's runtime directory, then the package's (/run/flowbus), then tcp.
-        let candidates = [Endpoints.defaultIPC(), Endpoints.packagedIPC]
-        let fallback =
-            candidates.first { ipc in
-                IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
-            } ?? Endpoints.defaultTCP
-        return [Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)]
+        Endpoints.located(control: control, events: events, environment: environment)
     }
 
     func validate() throws {
@@ -139,14 +127,18 @@ struct BusOptions: ParsableArguments {
         }
         do {
             return try await InspectorClient.connect(session: session, options: options)
-        } catch let error as FlowBusError where error.code == .unreachable {
-            // The client says why when it knows (a refused key, a failed handshake, a socket file not writable).
-            let problem = error.message.split(separator: "; ", maxSplits: 1).dropFirst().first.map { ": \($0)" } ?? ""
-            printError(
-                "flowctl: flowd is not answering at \(options.endpoints.control) (waited \(timeout) ms)\(problem)"
-            )
+        } catch {
+            guard error.code == .unreachable else { throw error }
+            sayUnreachable(error, at: options.endpoints)
             throw ExitCode(69)
         }
+    }
+
+    /// Says that flowd does not answer at `endpoints`, and why when the client knows (a socket file that is not
+    /// there or not writable, a refused key, a failed handshake).
+    func sayUnreachable(_ error: FlowBusError, at endpoints: Endpoints) {
+        let problem = error.message.split(separator: "; ", maxSplits: 1).dropFirst().first.map { ": \($0)" } ?? ""
+        printError("flowctl: flowd is not answering at \(endpoints.control) (waited \(timeout) ms)\(problem)")
     }
 
     /// The live instances of flowd's fleet, each with the endpoints to reach it at (of the transport flowctl uses);
@@ -211,7 +203,7 @@ struct BusOptions: ParsableArguments {
                 session: session,
                 timeout: .milliseconds(timeout)
             )
-        } catch let error as FlowBusError {
+        } catch {
             // flowctl exits now: BYE first, so that flowd forgets the connection at once, not after its silence.
             await inspector.close()
             if error.daemonCode == ErrorCode.unknownSession.rawValue, let session {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import FlowBuildInfo
+import FlowSpec
+import Foundation
 
 /// flowctl: the FlowBus bus inspector.
 @main
@@ -26,4 +28,19 @@ struct FlowCtl: AsyncParsableCommand {
             Replay.self, Info.self, Bench.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
         ]
     )
+
+    /// Runs the command line; a first word that is no subcommand is said to be one, with the nearest, rather than
+    /// taken for something else (exit 64).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = Suggestion.unknownSubcommand(
+            in: arguments,
+            of: "flowctl",
+            subcommands: configuration.subcommands.map { $0._commandName }
+        ) {
+            FileHandle.standardError.write(Data((problem + "\n").utf8))
+            Foundation.exit(64)
+        }
+        await main(arguments)
+    }
 }

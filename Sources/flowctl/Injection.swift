@@ -46,10 +46,10 @@ struct InjectionOptions: ParsableArguments {
         try bus.refuseWithoutPermission()
         do {
             inspector = try await InspectorClient.connect(name: stepper, session: session, options: options)
-        } catch let error as FlowBusError where error.code == .unreachable {
-            printError("flowctl: flowd is not answering at \(options.endpoints.control) (waited \(bus.timeout) ms)")
+        } catch  where error.code == .unreachable {
+            bus.sayUnreachable(error, at: options.endpoints)
             throw ExitCode(69)
-        } catch let error as FlowBusError {
+        } catch {
             printError("flowctl: \(error.message)")
             throw ExitCode(1)
         }
@@ -197,7 +197,7 @@ struct FateReport: Encodable {
             flows = []
         }
         let drop = fate.drop
-        reason = drop?.reason
+        reason = drop?.reason.rawValue
         explanation = drop?.explanation
         remedy = drop?.remedy
         presentable = drop?.presentable.map { Int($0.rawValue) }

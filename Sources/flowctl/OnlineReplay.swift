@@ -68,7 +68,8 @@ final class OnlineReplay {
             }
             count(fate)
             if let recorded = action.fate, recorded != .refused,
-                (recorded == .accepted) != fate.isAccepted || (!fate.isAccepted && fate.drop?.reason != action.reason)
+                (recorded == .accepted) != fate.isAccepted
+                    || (!fate.isAccepted && fate.drop?.reason.rawValue != action.reason)
             {
                 counts.divergences.append(
                     "step \(step.name) at \(action.at) ms in \(session): recorded \(recorded.rawValue)\(action.reason.map { " (\($0))" } ?? ""), replayed \(fate.isAccepted ? "accepted" : "dropped (\(fate.drop?.reason ?? "?"))")"

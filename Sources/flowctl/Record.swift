@@ -62,7 +62,7 @@ struct Record: AsyncParsableCommand {
         let stream: InspectionStream
         do {
             stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)
-        } catch let error as FlowBusError {
+        } catch {
             printError("flowctl: \(error.code == .unreachable ? "flowd is not answering: " : "")\(error.message)")
             throw ExitCode(error.code == .unreachable ? 69 : 1)
         }

@@ -42,7 +42,7 @@ struct SessionData: AsyncParsableCommand {
         try await bus.requireSession(session, inspector)
         do {
             try await inspector.setSessionData(key, to: value, session: session, timeout: .milliseconds(bus.timeout))
-        } catch let error as FlowBusError {
+        } catch {
             await inspector.close()
             printError("flowctl: flowd refused it: \(error.message)")
             throw ExitCode(error.code == .timedOut ? 69 : 1)

@@ -47,7 +47,7 @@ struct Stats: AsyncParsableCommand {
         let stream: InspectionStream
         do {
             stream = try await InspectionStream.open(session: session, commands: true, options: bus.clientOptions)
-        } catch let error as FlowBusError {
+        } catch {
             printError("flowctl: \(error.message)")
             throw ExitCode(error.code == .unreachable ? 69 : 1)
         }

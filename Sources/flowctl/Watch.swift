@@ -107,6 +107,9 @@ struct Watch: AsyncParsableCommand {
         }
         // A fleet: every live instance; else the one flowd.
         let instances = try await bus.fleetInstances()
+        // Before the streams open: asking for the tree of a session that does not exist yet (--wait) is refused,
+        // and the refusal, published, would be the first line watched.
+        let names = await knownNames()
         var streams: [(instance: String?, stream: InspectionStream)] = []
         let targets: [(name: String?, endpoints: Endpoints)] =
             instances.isEmpty ? [(nil, bus.endpoints)] : instances.map { ($0.name, $0.endpoints) }
@@ -120,12 +123,12 @@ struct Watch: AsyncParsableCommand {
                 streams.append(
                     (name, try await InspectionStream.open(session: session, commands: true, options: options))
                 )
-            } catch let error as FlowBusError where error.code == .unreachable {
+            } catch {
+                guard error.code == .unreachable else { throw error }
                 printError("flowctl: flowd is not answering at \(options.endpoints.events) (waited \(bus.timeout) ms)")
                 throw ExitCode(69)
             }
         }
-        let names = await knownNames()
         let watched =
             instances.isEmpty
             ? bus.clientOptions.endpoints.events

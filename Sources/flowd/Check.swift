@@ -7,8 +7,8 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a flow file and print its problems, or a summary.",
         discussion: """
-            Prints every problem as FILE:LINE:COLUMN: error: MESSAGE and exits 1, or prints "ok" with the \
-            number of flows, steps and screens and exits 0. With --format dot, prints the flow graph for \
+            Prints every problem as FILE:LINE:COLUMN: error: MESSAGE, then their count, on standard error, and \
+            exits 1; or prints "ok" with the number of flows, steps and screens and exits 0. With --format dot, prints the flow graph for \
             Graphviz instead of the summary.
 
             Examples:
@@ -32,10 +32,12 @@ struct Check: ParsableCommand {
         do {
             spec = try FlowSpecification.load(contentsOf: file)
         } catch {
+            // The problems and their count on one stream, as a compiler's.
             for diagnostic in error.diagnostics {
-                print(diagnostic)
+                printError("\(diagnostic)")
             }
-            printError(error.diagnostics.isEmpty ? error.message : "\(file): \(error.diagnostics.count) problem(s)")
+            let count = error.diagnostics.count
+            printError(error.diagnostics.isEmpty ? error.message : "\(file): \(count) problem\(count == 1 ? "" : "s")")
             throw ExitCode.failure
         }
         switch format {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import FlowBuildInfo
+import FlowSpec
+import Foundation
 
 /// flowd: the FlowBus coordinator daemon.
 @main
@@ -17,4 +19,19 @@ struct Flowd: AsyncParsableCommand {
         subcommands: [Run.self, Check.self, Config.self, Keygen.self],
         defaultSubcommand: Run.self
     )
+
+    /// Runs the command line; a first word that is no subcommand is said to be one, with the nearest, rather than
+    /// taken for something else (exit 64).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = Suggestion.unknownSubcommand(
+            in: arguments,
+            of: "flowd",
+            subcommands: configuration.subcommands.map { $0._commandName }
+        ) {
+            FileHandle.standardError.write(Data((problem + "\n").utf8))
+            Foundation.exit(64)
+        }
+        await main(arguments)
+    }
 }

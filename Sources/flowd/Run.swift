@@ -33,7 +33,7 @@ struct Run: AsyncParsableCommand {
             directory or file cannot be created, opened or written, or the fleet's database cannot be reached or \
             refuses this flowd (during a run: flowd waits --store-retry-window for a store that does not answer, \
             refusing HELLOs with storeUnavailable, then stops rather than acknowledge what is not written; a signal \
-            meanwhile stops it within 5 s, also with 74); 78 the flows \
+            meanwhile stops it within seconds, also with 74); 78 the flows \
             file lost flows that stored sessions use.
 
             Examples:

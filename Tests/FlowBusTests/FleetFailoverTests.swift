@@ -79,7 +79,7 @@ struct FleetFailoverTests {
         do {
             _ = try await StepperClient.connect(session: "w", name: "ticker", options: options)
             Issue.record("registered while the database was down")
-        } catch let error as FlowBusError {
+        } catch {
             #expect(error.code == .refused)
             #expect(error.daemonCode == "storeUnavailable")
             #expect(error.message.contains("could not register this client within"), "\(error)")

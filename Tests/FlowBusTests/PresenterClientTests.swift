@@ -205,6 +205,77 @@ import Testing
     }
 }
 
+/// flowd's view of a presenter's screens stays what the presenter shows, whatever order its reports come in: a
+/// journey where a modal is dismissed and the screen under it popped in one turn, with the application reporting a
+/// tree it drew before that turn (its drawing lags) after the client applied the turn.
+@Suite struct VisibilityDriftTests {
+    static let flows = """
+        version: 1
+        session:
+          root: App
+          stepper: { named: app }
+        steps:
+          home: {}
+          list: {}
+          settings: {}
+          close: {}
+        flows:
+          App:
+            root: { stack: main }
+            on:
+              home:
+                - show: Home
+              list:
+                - show: List
+              settings:
+                - show: Settings
+                  as: present
+              close:
+                - dismiss: presented
+                - pop: top
+        """
+
+    /// The ids flowd holds visible in the session, and those the presenter's latest tree shows.
+    private func visible(
+        _ daemon: Daemon,
+        _ client: PresenterClient
+    ) async throws -> (flowd: Set<Int>, shown: Set<Int>) {
+        let screens = try await daemon.screens(session: "kiosk")
+        let flowd = Set(screens.filter { $0["visibility"] == "visible" }.compactMap { $0["id"]?.intValue })
+        let shown = Set(client.screens.visiblePresentables(of: .main).map { Int($0.rawValue) })
+        return (flowd, shown)
+    }
+
+    @Test func flowdsTreeMatchesTheScreenAfterEveryBatchThoughAReportLags() async throws {
+        let daemon = try Daemon(flows: try flowsFile(Self.flows))
+        let client = try await PresenterClient.connect(session: "kiosk", options: daemon.options())
+        let presenter = UpdateRecorder(client, reportingVisibility: false)
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        var drawn: [ScreenTree] = []
+        for (step, batches) in [("home", 1), ("list", 2), ("settings", 3), ("close", 4)] {
+            #expect(try await app.emit(Step(step)).isAccepted, "\(step)")
+            // The rebuild, then one navigation per step.
+            try await presenter.wait { $0.count == batches + 1 }
+            let screens = try #require(presenter.updates.last?.screens)
+            if step == "close", let before = drawn.dropLast().last {
+                // The application draws late: it reports the tree of two updates ago (Home under List, the modal not
+                // there yet), then the one it has.
+                try client.reportVisibility(of: before)
+            }
+            try client.reportVisibility(of: screens)
+            drawn.append(screens)
+            try await eventually("after \(step): flowd's visible screens are the presenter's") {
+                let (flowd, shown) = try await visible(daemon, client)
+                return flowd == shown
+            }
+        }
+        let (flowd, _) = try await visible(daemon, client)
+        #expect(flowd.count == 2, "the stack and Home: \(flowd)")
+        await app.close()
+        await client.close()
+    }
+}
+
 extension ScreenTree {
     /// The most recently placed presentable with this name.
     fileprivate func lastPresentable(named name: String) -> PresentableID? {

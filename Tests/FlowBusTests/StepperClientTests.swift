@@ -1,5 +1,6 @@
 import FlowBus
 import FlowCore
+import FlowWire
 import Foundation
 import TestSupport
 import Testing
@@ -10,7 +11,50 @@ enum MovieStep: StepRepresentable, Codable, Equatable {
     case movieIsPicked(withId: Int)
 }
 
+/// The same step written as a newcomer might: an associated value without a label.
+enum UnlabelledMovieStep: StepRepresentable, Codable, Equatable {
+    case movieIsPicked(Int)
+}
+
 @Suite struct StepperClientTests {
+    /// One way for mistakes: an undeclared step, parameters that do not fit, an unlabelled associated value each
+    /// throw (with what to do), and the connection goes on; a reason this client does not know comes through.
+    @Test func mistakesInWhatIsSentThrowAndDecisionsAreFates() async throws {
+        let daemon = try Daemon()
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        await #expect {
+            _ = try await app.emit("movieIsPicked", ["withId": "seven"])
+        } throws: { error in
+            let error = error as? FlowBusError
+            return error?.code == .refused && error?.daemonCode == "invalidParameters"
+                && error?.message.contains("withId") == true
+        }
+        await #expect {
+            _ = try await app.emit(UnlabelledMovieStep.movieIsPicked(7))
+        } throws: { error in
+            let error = error as? FlowBusError
+            return error?.code == .invalidOptions && error?.message.contains("unlabelled associated value") == true
+                && error?.message.contains("label it") == true
+        }
+        #expect(throws: FlowBusError.self) { try app.post(UnlabelledMovieStep.movieIsPicked(7)) }
+        // A mistyped step name: flowd says which one was meant.
+        await #expect {
+            _ = try await app.emit("dashboardIsRequred")
+        } throws: { error in
+            let error = error as? FlowBusError
+            return error?.daemonCode == "unknownStep"
+                && error?.message.contains("did you mean 'dashboardIsRequired'?") == true
+        }
+        #expect(app.waitingSteps == 0)
+        #expect(try await app.emit("dashboardIsRequired").isAccepted)
+        await app.close()
+
+        let unknown = Fate(WireFate(accepted: false, flows: [], reason: "aReasonFromANewerFlowd", explanation: "new"))
+        #expect(unknown.drop?.reason.rawValue == "aReasonFromANewerFlowd")
+        #expect(unknown.drop?.reason != .notVisible)
+        #expect(Fate(WireFate(accepted: false, flows: [], reason: "notVisible")).drop?.reason == .notVisible)
+    }
+
     @Test(arguments: Transport.allCases)
     func emitReturnsEachStepsFate(transport: Transport) async throws {
         let daemon = try Daemon(transport)

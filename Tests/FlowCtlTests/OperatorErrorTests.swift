@@ -151,4 +151,45 @@ import Testing
         #expect(!denied.errors.contains("not answering"))
         #expect(daemon.signal(SIGTERM) == 0)
     }
+
+    /// Small things an operator met: `emit` at a flowd that is not there says why (no socket file), as `list` does;
+    /// a replay's start offset past its recording's end is a bad argument; `watch --wait` on a session that does not
+    /// exist yet starts with no error line.
+    @Test func emitReplayAndWatchSayWhatIsWrongAndNothingElse() throws {
+        let nowhere = uniqueDirectory("nowhere")
+        let emit = try run(
+            "flowctl",
+            [
+                "emit", "home", "--session", "k", "--control", "ipc://\(nowhere)/control", "--events",
+                "ipc://\(nowhere)/events",
+                "--connect-timeout", "300",
+            ]
+        )
+        #expect(emit.status == 69)
+        #expect(emit.errors.contains("there is no socket file at \(nowhere)/control"), "\(emit.errors)")
+
+        let scratch = ScratchDirectory("offset")
+        let recording = scratch.path + "/short.flowrec"
+        try """
+        {"format":"flowbus-recording","version":1,"session":"kiosk","startedAt":0}
+        {"at":6000,"session":"kiosk","kind":"step","stepper":"app","step":{"name":"dashboardIsRequired","parameters":{}},"fate":"accepted"}
+
+        """.write(toFile: recording, atomically: true, encoding: .utf8)
+        let replay = try run("flowctl", ["replay", recording, "--start-offset", "99"])
+        #expect(replay.status == 64)
+        #expect(
+            replay.errors.contains("--start-offset 99.0 s is past the last input of \(recording), at 6.0 s"),
+            "\(replay.errors)"
+        )
+
+        let daemon = try DaemonProcess.onIPC(flows: demoFlows, ["--ephemeral"])
+        let (control, events) = try daemon.readyEndpoints()
+        let watch = try run(
+            "flowctl",
+            ["watch", "--session", "ghost", "--wait", "--timeout", "1", "--control", control[0], "--events", events[0]]
+        )
+        #expect(!watch.output.contains("unknownSession") && !watch.errors.contains("unknownSession"), "\(watch)")
+        #expect(watch.errors.contains("watching flowd at"), "\(watch.errors)")
+        #expect(daemon.signal(SIGTERM) == 0)
+    }
 }

@@ -95,6 +95,8 @@ func endpoints(_ transport: String) -> [String] {
         kill(daemon.process.processIdentifier, SIGHUP)
         _ = try daemon.line(containing: "reload refused")
         #expect(daemon.standardError.contains("flow 'Extra' is never started"))
+        // Each problem on a line of its own: a log line holds no line break, shown as a literal \n.
+        #expect(!daemon.standardError.contains("\\n"), "\(daemon.standardError)")
 
         try original.write(to: flows, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)

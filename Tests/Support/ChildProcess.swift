@@ -13,10 +13,13 @@ public final class ChildProcess: @unchecked Sendable {
     /// Whether the output pipe reached its end (the process and its children closed it).
     private var ended = false
 
-    /// Starts the built product `name` with `arguments`.
-    public init(_ name: String, _ arguments: [String]) throws {
+    /// Starts the built product `name` with `arguments`; `environment` adds to the test's own environment.
+    public init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: try builtProduct(name))
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         outputHandle = output.fileHandleForReading
         process.standardOutput = output

@@ -64,7 +64,7 @@ public final class GuardClient: Sendable {
         session: String? = nil,
         options: ClientOptions = ClientOptions(),
         answer: @escaping @Sendable (GuardClient.Question) async -> Bool
-    ) async throws -> GuardClient {
+    ) async throws(FlowBusError) -> GuardClient {
         let setup = try ConnectionSetup(options: options, role: .guard, name: name, session: session)
         let (questions, continuation) = AsyncStream.makeStream(of: GuardClient.Question.self)
         let connection = try await BusConnection.open(setup, questions: continuation)

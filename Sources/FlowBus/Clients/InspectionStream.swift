@@ -69,9 +69,12 @@ public final class InspectionStream: Sendable {
         session: String? = nil,
         commands: Bool = false,
         options: ClientOptions = ClientOptions()
-    ) async throws -> InspectionStream {
+    ) async throws(FlowBusError) -> InspectionStream {
         if let session, session.isEmpty {
             throw FlowBusError(.invalidOptions, "the session must not be empty")
+        }
+        if let problem = options.environmentProblem {
+            throw FlowBusError(.invalidOptions, problem)
         }
         let scope = session.map { "\($0)/" } ?? ""
         let topics = ["inb/\(scope)"]

@@ -32,7 +32,7 @@ public final class InspectorClient: Sendable {
         name: String? = nil,
         session: String? = nil,
         options: ClientOptions = ClientOptions()
-    ) async throws -> InspectorClient {
+    ) async throws(FlowBusError) -> InspectorClient {
         let name =
             name
             ?? "inspector-\(ProcessInfo.processInfo.processIdentifier)-\(connections.add(1, ordering: .relaxed).newValue)"
@@ -48,7 +48,7 @@ public final class InspectorClient: Sendable {
         arguments: JSONObject = [:],
         session: String? = nil,
         timeout: Duration = .seconds(5)
-    ) async throws -> JSONValue {
+    ) async throws(FlowBusError) -> JSONValue {
         var arguments = arguments
         if let session {
             arguments["session"] = .string(session)
@@ -63,21 +63,22 @@ public final class InspectorClient: Sendable {
     /// Injects a step into `session` as the stepper this inspector is named after (connect with that `name`),
     /// and waits for its fate — what `flowctl emit --as NAME` does. Steps bound to that stepper's contributions
     /// are handled as if it had emitted them; the real stepper may stay connected.
-    /// - Throws: ``FlowBusError`` `refused` (`unknownStep`...), `queueFull`, `closed`; `CancellationError`.
-    public func emit(_ step: Step, session: String) async throws -> Fate {
+    /// - Throws: ``FlowBusError`` `refused` (`unknownStep`...), `queueFull`, `closed`, `cancelled`.
+    public func emit(_ step: Step, session: String) async throws(FlowBusError) -> Fate {
         try await connection.emit(.step(step, presentable: nil, session: session))
     }
 
     /// Injects a step into `session` as the screen `presentable` (any screen on screen there), as its presenter
     /// would emit it, and waits for its fate — what `flowctl emit --from p5` does.
     /// - Throws: ``FlowBusError`` `refused` (`foreignPresentable` when the screen is not on screen...), `closed`.
-    public func emit(_ step: Step, from presentable: PresentableID, session: String) async throws -> Fate {
+    public func emit(_ step: Step, from presentable: PresentableID, session: String) async throws(FlowBusError) -> Fate
+    {
         try await connection.emit(.step(step, presentable: presentable, session: session))
     }
 
     /// Sends a deep link (one step, or a path of steps opening nested flows in turn) to every flow of `session`
     /// and waits for its fate.
-    public func deepLink(_ path: [Step], session: String) async throws -> Fate {
+    public func deepLink(_ path: [Step], session: String) async throws(FlowBusError) -> Fate {
         try await connection.emit(.deepLink(path, session: session))
     }
 
@@ -88,7 +89,7 @@ public final class InspectorClient: Sendable {
         to value: JSONValue?,
         session: String,
         timeout: Duration = .seconds(5)
-    ) async throws {
+    ) async throws(FlowBusError) {
         try await connection.setSessionData(key, to: value, session: session, timeout: timeout)
     }
 

@@ -50,7 +50,7 @@ public final class PresenterClient: Sendable {
         session: String,
         name: String = "main",
         options: ClientOptions = ClientOptions()
-    ) async throws -> PresenterClient {
+    ) async throws(FlowBusError) -> PresenterClient {
         let setup = try ConnectionSetup(options: options, role: .presenter, name: name, session: session)
         let (updates, continuation) = AsyncStream.makeStream(of: PresenterUpdate.self)
         let connection = try await BusConnection.open(setup, updates: continuation)
@@ -87,13 +87,14 @@ public final class PresenterClient: Sendable {
 
     /// Emits a step as one of this presenter's screens (the screen's own stepper) and waits for its fate.
     /// - Throws: ``FlowBusError`` `refused` (`foreignPresentable` when the screen is not this presenter's),
-    ///   `queueFull`, `closed`; `CancellationError`.
-    public func emit(_ step: Step, from presentable: PresentableID) async throws -> Fate {
+    ///   `queueFull`, `closed`, `cancelled`.
+    public func emit(_ step: Step, from presentable: PresentableID) async throws(FlowBusError) -> Fate {
         try await connection.emit(.step(step, presentable: presentable))
     }
 
     /// Emits a step given as a Swift value as one of this presenter's screens and waits for its fate.
-    public func emit(_ step: some StepRepresentable, from presentable: PresentableID) async throws -> Fate {
+    public func emit(_ step: some StepRepresentable, from presentable: PresentableID) async throws(FlowBusError) -> Fate
+    {
         try await emit(step.step, from: presentable)
     }
 

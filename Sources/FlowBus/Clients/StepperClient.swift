@@ -46,7 +46,7 @@ public final class StepperClient: Sendable {
         options: ClientOptions = ClientOptions(),
         initialStep: Step? = nil,
         readyToEmitSteps: (@Sendable (StepperClient) async -> Void)? = nil
-    ) async throws -> StepperClient {
+    ) async throws(FlowBusError) -> StepperClient {
         let setup = try ConnectionSetup(options: options, role: .stepper, name: name, session: session)
         let client = StepperClient(try await BusConnection.open(setup))
         if let initialStep {
@@ -60,18 +60,18 @@ public final class StepperClient: Sendable {
     ///
     /// Cancelling the waiting task stops the wait, not the step: it is still delivered (once).
     /// - Throws: ``FlowBusError`` `refused` when flowd rejects the message (`unknownStep`...), `queueFull` when
-    ///   ``ClientOptions/maxOutstandingSteps`` steps already wait, `closed`; `CancellationError`.
-    public func emit(_ step: Step) async throws -> Fate {
+    ///   ``ClientOptions/maxOutstandingSteps`` steps already wait, `closed`, `cancelled`.
+    public func emit(_ step: Step) async throws(FlowBusError) -> Fate {
         try await connection.emit(.step(step, presentable: nil))
     }
 
     /// Emits a step given as a Swift value (usually an `enum` case) and waits for its fate.
-    public func emit(_ step: some StepRepresentable) async throws -> Fate {
+    public func emit(_ step: some StepRepresentable) async throws(FlowBusError) -> Fate {
         try await emit(step.step)
     }
 
     /// Emits the step `name` with `parameters` and waits for its fate.
-    public func emit(_ name: String, _ parameters: JSONObject = [:]) async throws -> Fate {
+    public func emit(_ name: String, _ parameters: JSONObject = [:]) async throws(FlowBusError) -> Fate {
         try await emit(Step(name, parameters))
     }
 
@@ -88,7 +88,7 @@ public final class StepperClient: Sendable {
 
     /// Sends a deep link — one step, or a path of steps opening nested flows in turn — to every flow of the
     /// session, and waits for its fate. A deep link that arrives before the flows can take it waits (bounded).
-    public func deepLink(_ path: [Step]) async throws -> Fate {
+    public func deepLink(_ path: [Step]) async throws(FlowBusError) -> Fate {
         try await connection.emit(.deepLink(path))
     }
 
@@ -100,7 +100,7 @@ public final class StepperClient: Sendable {
         _ key: String,
         to value: JSONValue?,
         timeout: Duration = .seconds(5)
-    ) async throws {
+    ) async throws(FlowBusError) {
         try await connection.setSessionData(key, to: value, session: session, timeout: timeout)
     }
 

@@ -47,7 +47,7 @@ final class BusConnection: Sendable {
         _ setup: ConnectionSetup,
         updates: AsyncStream<PresenterUpdate>.Continuation? = nil,
         questions: AsyncStream<GuardClient.Question>.Continuation? = nil
-    ) async throws -> BusConnection {
+    ) async throws(FlowBusError) -> BusConnection {
         let connection = try BusConnection(setup: setup, updates: updates, questions: questions)
         let registered = PendingReply<Void>()
         do {
@@ -135,7 +135,8 @@ final class BusConnection: Sendable {
     }
 
     /// Emits a step or deep link and waits for its fate.
-    func emit(_ outbound: Outbound) async throws -> Fate {
+    func emit(_ outbound: Outbound) async throws(FlowBusError) -> Fate {
+        try outbound.checkLabels()
         try reserveStep()
         let fate = PendingReply<Fate>()
         return try await fate.wait {
@@ -148,6 +149,7 @@ final class BusConnection: Sendable {
 
     /// Emits a step or deep link without waiting for its fate (it is still resent until acknowledged).
     func post(_ outbound: Outbound) throws(FlowBusError) {
+        try outbound.checkLabels()
         try reserveStep()
         guard enqueue(.emit(outbound, fate: nil)) else {
             releaseStep()
@@ -163,7 +165,7 @@ final class BusConnection: Sendable {
     }
 
     /// Sends a message that flowd answers with a REPLY (QUERY, SESSION_DATA) and waits for the answer.
-    func ask(_ message: FlowWire.Message, session: String?, timeout: Duration) async throws -> JSONValue {
+    func ask(_ message: FlowWire.Message, session: String?, timeout: Duration) async throws(FlowBusError) -> JSONValue {
         let reply = PendingReply<JSONValue>()
         return try await reply.wait {
             if !enqueue(.ask(message, session: session, reply: reply, timeout: timeout)) {
@@ -173,7 +175,12 @@ final class BusConnection: Sendable {
     }
 
     /// Sets (or with `nil` removes) a value of `session`'s data and waits for flowd's REPLY.
-    func setSessionData(_ key: String, to value: JSONValue?, session: String?, timeout: Duration) async throws {
+    func setSessionData(
+        _ key: String,
+        to value: JSONValue?,
+        session: String?,
+        timeout: Duration
+    ) async throws(FlowBusError) {
         _ = try await ask(
             .sessionData(SessionDataMessage(key: key, value: value ?? .null)),
             session: session,

@@ -11,8 +11,14 @@ extension ConnectionLoop {
         }
         if registered {
             deadline = min(deadline, lastSent + heartbeatInterval, lastHeard + heartbeatTimeout)
-        } else if connected, let helloSentAt {
-            deadline = min(deadline, helloSentAt + helloRetry)
+        } else {
+            if connected, let helloSentAt {
+                deadline = min(deadline, helloSentAt + helloRetry)
+            }
+            // The moment to try the next instance of a fleet (see keepAlive).
+            if let unregisteredSince {
+                deadline = min(deadline, unregisteredSince + failoverDelay)
+            }
         }
         for answer in answers.values {
             deadline = min(deadline, answer.deadline)

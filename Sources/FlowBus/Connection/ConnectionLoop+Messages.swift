@@ -96,8 +96,26 @@ extension ConnectionLoop {
             sequenceOfMessage[id] = nil
         }
         connection.releaseStep()
+        // A mistake in what was sent (parameters that do not fit the step's declaration) is thrown, as an
+        // undeclared step is (ERROR unknownStep): a fate is flowd's decision about a step it could read.
+        if !ack.fate.accepted, ack.fate.reason == Self.invalidParameters {
+            let remedy = ack.fate.remedy.map { "; \($0)" } ?? ""
+            step.fate?.resume(
+                with: .failure(
+                    FlowBusError(
+                        .refused,
+                        "\(ack.fate.explanation ?? "the step's parameters do not fit its declaration")\(remedy)",
+                        daemonCode: Self.invalidParameters
+                    )
+                )
+            )
+            return
+        }
         step.fate?.resume(with: .success(Fate(ack.fate)))
     }
+
+    /// The drop reason flowd gives a step whose parameters do not fit its declaration.
+    static let invalidParameters = "invalidParameters"
 
     /// Steps before a refused one were lost on the way (with a connection that dropped, or a full queue): it
     /// stays in flight, and every step in flight is sent again, in order. The reports for the other steps sent
@@ -119,6 +137,7 @@ extension ConnectionLoop {
             // flowd does not know this connection (it restarted, or forgot a silent peer): register again.
             if registered || helloSentAt == nil {
                 registered = false
+                unregisteredSince = unregisteredSince ?? clock.now
                 hello()
             }
             return
@@ -179,6 +198,10 @@ extension ConnectionLoop {
                 carried.sequence = next
                 message = .deepLink(carried)
             default:
+                // Not a STEP or DEEPLINK (cannot be): it fails, rather than vanish.
+                inFlight[sequence] = nil
+                connection.releaseStep()
+                step.fate?.resume(with: .failure(FlowBusError(.tooLarge, "the step could not be numbered again")))
                 continue
             }
             step = InFlight(type: step.type, body: codec.body(of: message), session: step.session, fate: step.fate)

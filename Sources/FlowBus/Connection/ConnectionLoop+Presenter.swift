@@ -112,11 +112,15 @@ extension ConnectionLoop {
 
     /// Reports the screens visible in `screens` as visible, and those reported before that are still on screen
     /// but no longer visible as hidden. (Screens the commands removed are dismissed by flowd itself.)
+    ///
+    /// Only what is still on screen in the tree this client has applied is reported: the application may report an
+    /// update it drew while a later navigation, applied here already, removed some of its screens (a modal dismissed
+    /// and the screen under it popped in one turn). What was reported before and is gone now, flowd removed itself.
     func reportVisible(_ screens: ScreenTree) {
         reportsVisibility = true
-        let visible = Set(screens.visiblePresentables(of: presenter))
+        let visible = Set(screens.visiblePresentables(of: presenter).filter { tree[$0] != nil })
         let appeared = visible.subtracting(reportedVisible).sorted()
-        let hidden = reportedVisible.subtracting(visible).filter { screens[$0] != nil }.sorted()
+        let hidden = reportedVisible.subtracting(visible).filter { tree[$0] != nil }.sorted()
         reportedVisible = visible
         selectTabs(shownBy: appeared, in: screens)
         if !hidden.isEmpty {

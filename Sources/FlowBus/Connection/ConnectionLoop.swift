@@ -158,6 +158,12 @@ final class ConnectionLoop {
         let dealer = try Socket(.dealer, context: context, linger: .milliseconds(200))
         try dealer.setOption(.routingID, Array(setup.id.utf8))
         try configure(dealer, setup)
+        // A flowd that stops answering ZMTP PINGs (killed, paused or cut off) is dropped: the monitor says
+        // `disconnected`, and a fleet's next instance is tried (the SUB goes with it). Not on the SUB: what a
+        // subscriber sends is bounded (8 KiB over tcp), and PINGs count.
+        let check = max(.milliseconds(10), setup.options.connectionCheckInterval)
+        try dealer.setOption(.heartbeatInterval, check)
+        try dealer.setOption(.heartbeatTimeout, check * 4)
         let monitor = try dealer.monitor()
         try dealer.connect(target.control)
         return (dealer, monitor)
@@ -181,11 +187,6 @@ final class ConnectionLoop {
     private static func configure(_ socket: Socket, _ setup: ConnectionSetup) throws(ZeroMQError) {
         try socket.setOption(.reconnectInterval, setup.options.reconnectInterval)
         try socket.setOption(.reconnectIntervalMax, setup.options.reconnectIntervalMax)
-        // A peer that stops answering ZMTP PINGs (a process killed, paused or cut off) is dropped: the monitor says
-        // `disconnected`, and a fleet's next instance is tried.
-        let check = max(.milliseconds(10), setup.options.connectionCheckInterval)
-        try socket.setOption(.heartbeatInterval, check)
-        try socket.setOption(.heartbeatTimeout, check * 4)
         if let curve = setup.options.curve {
             try socket.makeCurveClient(keyPair: curve.keys, serverKey: curve.serverKey)
         }

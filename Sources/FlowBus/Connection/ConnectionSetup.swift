@@ -9,6 +9,9 @@ struct ConnectionSetup: Sendable {
     let session: String?
 
     init(options: ClientOptions, role: Role, name: String, session: String?) throws(FlowBusError) {
+        if let problem = options.environmentProblem {
+            throw FlowBusError(.invalidOptions, problem)
+        }
         let id = options.id ?? [session, name].compactMap { $0 }.joined(separator: "/")
         guard !name.isEmpty else {
             throw FlowBusError(.invalidOptions, "the name must not be empty")

@@ -19,7 +19,22 @@ final class PendingReply<Value: Sendable>: Sendable {
     /// Suspends the calling task until ``resume(with:)`` (or cancellation). `enqueue` runs once the caller is
     /// suspended: it hands this reply to the connection's thread — always, even when the task was cancelled
     /// before, so that what was asked still happens (and what was counted for it is released).
-    func wait(enqueue: () -> Void) async throws -> Value {
+    /// - Throws: the failure it is resumed with (a ``FlowBusError``), or ``FlowBusError/Code/cancelled`` when the
+    ///   task was cancelled.
+    func wait(enqueue: () -> Void) async throws(FlowBusError) -> Value {
+        do {
+            return try await suspend(enqueue: enqueue)
+        } catch let error as FlowBusError {
+            throw error
+        } catch {
+            throw FlowBusError(
+                .cancelled,
+                "the task was cancelled while it waited for flowd; what it asked for was sent all the same"
+            )
+        }
+    }
+
+    private func suspend(enqueue: () -> Void) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
                 let finished = state.withLock { state -> Bool in

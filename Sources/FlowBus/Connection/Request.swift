@@ -24,6 +24,28 @@ enum Outbound: Sendable {
     case step(Step, presentable: PresentableID?, session: String? = nil)
     case deepLink([Step], session: String? = nil)
 
+    /// Refuses a step with a parameter named `_0`, `_1`...: a Swift enum case with an unlabelled associated value
+    /// (`case itemIsPicked(Int)`) encodes it so, and no flow file declares such a parameter.
+    func checkLabels() throws(FlowBusError) {
+        let steps: [Step] =
+            switch self {
+            case .step(let step, _, _): [step]
+            case .deepLink(let path, _): path
+            }
+        for step in steps {
+            guard let unlabelled = step.parameters.keys.sorted().first(where: Self.isUnlabelled) else { continue }
+            throw FlowBusError(
+                .invalidOptions,
+                "step '\(step.name)' has an unlabelled associated value (sent as '\(unlabelled)'): label it with the parameter's name, as in `case \(step.name)(itemId: Int)`"
+            )
+        }
+    }
+
+    /// `_0`, `_1`...: the key Swift's coding gives an enum case's unlabelled associated value.
+    private static func isUnlabelled(_ key: String) -> Bool {
+        key.count > 1 && key.first == "_" && key.dropFirst().allSatisfy(\.isNumber)
+    }
+
     /// The session named in the header, when it is not the connection's own (an inspector injecting a step).
     var session: String? {
         switch self {

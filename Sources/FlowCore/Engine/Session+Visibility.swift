@@ -2,16 +2,20 @@ extension Session {
     /// Applies a presenter's report. Visible and hidden gate contributions' steps; dismissed removes the
     /// presentables from the screen (the presenter already did) with everything that follows from it.
     ///
-    /// The whole report is checked first: an unknown presentable, or one shown by another presenter, refuses
-    /// it all and changes nothing.
+    /// The whole report is checked first: a presentable never placed, or one shown by another presenter, refuses
+    /// it all and changes nothing. One placed and removed since is left out, and the rest applies: a presenter
+    /// reports what it drew, and a navigation it has not applied yet may have removed some of it (a modal dismissed
+    /// and the screen under it popped in one turn) — refusing the report would leave what it does show `hidden`.
     mutating func report(
         _ visibility: Visibility,
-        of presentables: [PresentableID],
+        of reported: [PresentableID],
         by presenter: PresenterID?
     ) throws(FlowCoreError) {
+        var presentables = reported
+        presentables.removeAll { state.screens[$0] == nil && $0.rawValue <= state.ids.lastPresentable }
         for presentable in presentables {
             guard let node = state.screens[presentable] else {
-                throw FlowCoreError(.unknownPresentable, "\(presentable) is not on screen in session \(id)")
+                throw FlowCoreError(.unknownPresentable, "\(presentable) was never on screen in session \(id)")
             }
             if let presenter, node.presenter != presenter {
                 throw FlowCoreError(

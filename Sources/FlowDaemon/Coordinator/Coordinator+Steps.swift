@@ -1,4 +1,5 @@
 import FlowCore
+import FlowSpec
 import FlowWire
 
 extension Coordinator {
@@ -90,7 +91,8 @@ extension Coordinator {
             of: key,
             StepRefusal(
                 code: .unknownStep,
-                message: "no step named '\(step.name)' is declared in \(specification.file)"
+                message:
+                    "no step named '\(step.name)' is declared in \(specification.file)\(Suggestion.didYouMean(step.name, in: specification.steps.lazy.map(\.name)))"
             ),
             to: peer.id,
             correlation: header.id

@@ -341,7 +341,10 @@ public final class DaemonServer: Sendable {
                 }
             }
             if clock.now >= daemon.coordinator.nextTick() {
-                outgoing += daemon.coordinator.tick(now: clock.now, answersHeld: delivery.isHolding)
+                // Answers held longer than half a heartbeat: the store is slow or down, and every peer hears from
+                // flowd all the same.
+                let held = delivery.holds(longerThan: configuration.heartbeatInterval / 2)
+                outgoing += daemon.coordinator.tick(now: clock.now, answersHeld: held)
                 // What the subscriber watch did and the handshakes refused meanwhile (the events socket's
                 // connections are followed on the watch's thread, which does not wake the loop).
                 intake.report(into: &daemon.coordinator)
@@ -399,11 +402,12 @@ public final class DaemonServer: Sendable {
         // cannot be, nothing of it leaves, and flowd fails. A store that does not answer is waited for
         // `storeShutdownWait` at most.
         _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
-        do {
-            _ = deliver(try delivery.drain(giveUpAfter: Self.storeShutdownWait), router, events)
-        } catch {
-            logger.critical("cannot write the sessions at exit, the last answers are not sent: \(error)")
-            throw error
+        let (written, failure) = delivery.drain(giveUpAfter: Self.storeShutdownWait)
+        // What was written leaves, whatever happens to the rest.
+        _ = deliver(written, router, events)
+        if let failure {
+            logger.critical("cannot write the sessions at exit, the last answers are not sent: \(failure)")
+            throw failure
         }
         if let reason = fencedOff.withLock({ $0 }) {
             throw DaemonError(reason)
@@ -548,7 +552,11 @@ public final class DaemonServer: Sendable {
         do {
             specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
         } catch {
-            logger.warning("reload refused, the running flows stay: \(error)")
+            // A line each: a log line holds no line break (it would show as `\n`).
+            logger.warning("reload refused, the running flows stay: \(error.message)")
+            for diagnostic in error.diagnostics {
+                logger.warning("\(diagnostic)")
+            }
             return
         }
         reloaded.withLock { $0 = specification }

@@ -8,7 +8,7 @@ import ZeroMQ
 struct OrderedDelivery {
     private let writer: JournalWriter?
     private let waitsForWrites: Bool
-    private var held: [(ticket: UInt64, messages: [Outgoing])] = []
+    private var held: [(ticket: UInt64, messages: [Outgoing], at: ContinuousClock.Instant)] = []
     private var lastTicket: UInt64 = 0
 
     /// `writer`: `nil` for an ephemeral flowd (messages leave at once). `waitsForWrites`: `false` with the
@@ -23,6 +23,12 @@ struct OrderedDelivery {
     /// How many turns' answers wait for their writes.
     var heldTurns: Int { held.count }
 
+    /// Whether answers have waited for their writes longer than `duration` (the store is slow or down, not merely
+    /// busy with the last group).
+    func holds(longerThan duration: Duration) -> Bool {
+        held.first.map { ContinuousClock.now - $0.at > duration } ?? false
+    }
+
     /// Takes a turn's effects: hands the writes to the writer, and returns the messages that may leave now (those
     /// that describe no state always do).
     mutating func take(_ effects: TurnEffects) -> [Outgoing] {
@@ -34,7 +40,7 @@ struct OrderedDelivery {
             return effects.immediate + effects.messages
         }
         if !effects.messages.isEmpty {
-            held.append((lastTicket, effects.messages))
+            held.append((lastTicket, effects.messages, .now))
         }
         return effects.immediate
     }
@@ -59,34 +65,59 @@ struct OrderedDelivery {
     /// inputs were not written).
     mutating func dropConcerning(_ sessions: Set<String>) {
         held = held.map { turn in
-            (turn.ticket, turn.messages.filter { message in message.session.map { !sessions.contains($0) } ?? true })
+            (
+                turn.ticket, turn.messages.filter { message in message.session.map { !sessions.contains($0) } ?? true },
+                turn.at
+            )
         }
     }
 
-    /// Waits until every group handed over is written (a stop), then returns what was held. A store that does not
-    /// answer is waited for `giveUpAfter` at most: then the writer stops retrying, and what waits is never sent.
-    /// - Throws: the writer's failure, or ``StoreError`` `.unavailable` when the store was given up.
-    mutating func drain(giveUpAfter wait: Duration) throws -> [Outgoing] {
-        guard let writer else { return [] }
+    /// Waits until every group handed over is written (a stop), and returns what was held once written. A store
+    /// that says it does not answer is waited for `giveUpAfter` at most, one that says nothing but writes nothing
+    /// (a server that hangs) `giveUpStalledAfter`: then the writer stops retrying, and what waits is never sent.
+    /// - Returns: the answers whose writes are done, and why the rest is not (`nil` when everything was written).
+    mutating func drain(
+        giveUpAfter wait: Duration,
+        giveUpStalledAfter stalled: Duration = .seconds(20)
+    ) -> (messages: [Outgoing], failure: (any Error)?) {
+        guard let writer else { return ([], nil) }
+        var messages: [Outgoing] = []
         var poller = Poller()
         poller.register(fileDescriptor: writer.written.fileDescriptor)
-        var messages: [Outgoing] = []
         let started = ContinuousClock.now
+        var progressed = (ticket: writer.progress.written, at: started)
         while true {
-            messages += try released()
+            do {
+                messages += try released()
+            } catch {
+                return (messages, error)
+            }
             let progress = writer.progress
             if progress.written >= lastTicket {
-                return messages
+                return (messages, nil)
             }
-            if let outage = writer.availability.outage, ContinuousClock.now - started >= wait {
+            let now = ContinuousClock.now
+            if progress.written != progressed.ticket {
+                progressed = (progress.written, now)
+            }
+            let outage = writer.availability.outage
+            if (outage != nil && now - started >= wait) || now - progressed.at >= stalled {
                 writer.availability.abandon()
                 let unsent = held.reduce(0) { $0 + $1.messages.count }
-                throw StoreError(
-                    .unavailable,
-                    "the store does not answer (\(outage.reason)): flowd stops without writing its last changes; \(unsent) answers that waited for them are not sent"
+                let why = outage.map { "does not answer (\($0.reason))" } ?? "has written nothing for \(stalled)"
+                return (
+                    messages,
+                    StoreError(
+                        .unavailable,
+                        "the store \(why): flowd stops without writing its last changes; \(unsent) answers that waited for them are not sent"
+                    )
                 )
             }
-            _ = try poller.poll(timeout: .milliseconds(100))
+            do {
+                _ = try poller.poll(timeout: .milliseconds(100))
+            } catch {
+                return (messages, error)
+            }
             writer.written.drain()
         }
     }

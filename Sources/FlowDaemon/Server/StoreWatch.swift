@@ -2,7 +2,7 @@ import FlowStore
 import Foundation
 import Logging
 
-/// What the event loop makes of its store's availability, at every tick: while the store does not answer, the
+/// What the event loop makes of its store's availability, at every turn (one lock): while the store does not answer, the
 /// coordinator refuses HELLOs (`storeUnavailable`), `/readyz` says why, the metrics say since when, and the log says
 /// so once, then at most every ``reminderInterval``; once the store has not answered for its retry window, flowd
 /// stops (exit 74) whether or not a write is pending.
@@ -15,8 +15,8 @@ struct StoreWatch {
     private var seen: StoreAvailability.Outage?
     /// When the outage was last logged.
     private var logged: ContinuousClock.Instant?
-    /// When the last outage ended.
-    private var recovered: ContinuousClock.Instant?
+    /// When the last outage ended, or the loop started.
+    private var recovered: ContinuousClock.Instant? = .now
 
     /// How often an outage that goes on is logged again.
     static let reminderInterval: Duration = .seconds(10)
@@ -31,7 +31,7 @@ struct StoreWatch {
     /// Whether the store does not answer now.
     var isDown: Bool { seen != nil }
 
-    /// Whether the store has answered for `duration` at least (since flowd started, or since its last outage). An
+    /// Whether the store has answered for `duration` at least (since the loop started, or since the last outage). An
     /// instance of a fleet takes no dead instance's sessions over before its store answered for a lease: the
     /// others' leases lapsed during the outage too, and they renew them within a third of one.
     func hasAnswered(for duration: Duration, now: ContinuousClock.Instant = .now) -> Bool {
@@ -64,7 +64,7 @@ struct StoreWatch {
             availability.abandon()
             throw StoreError(.unavailable, message)
         }
-        if seen == nil {
+        if seen?.since != outage.since {
             health.storeOutage((outage.since, outage.reason))
             metrics?.storeOutage(since: outage.sinceWall)
         }

@@ -109,7 +109,7 @@ public final class JournalWriter: Sendable {
     }
 
     /// Takes a group to write after those handed over before it: at once on the calling thread when nothing is
-    /// being written or waits and the group is small (see ``init(writtenAtOnceUpTo:metrics:logger:)``), else by the writer's
+    /// being written or waits and the group is small (see ``init(writtenAtOnceUpTo:metrics:availability:logger:)``), else by the writer's
     /// thread. After ``close()`` nothing more is taken: the group is refused through ``Progress/failure``.
     /// - Returns: its ticket: the group is written once ``Progress/written`` reaches it.
     func submit(_ group: StoreGroup) -> UInt64 {
@@ -323,7 +323,9 @@ public final class JournalWriter: Sendable {
                 return outcome
             }
             availability.failed(error.message)
-            guard availability.shouldRetry else {
+            // A fleet's store retries lost connections itself, and knows whether a cut commit went through: when it
+            // gives up, the error is final (writing the groups again could write them twice).
+            guard availability.shouldRetry, !(store is any FleetStore) else {
                 let final = availability.gaveUp(error)
                 logger.critical("cannot write the journal: \(final)")
                 return .failure(final)

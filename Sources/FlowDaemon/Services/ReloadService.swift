@@ -46,7 +46,12 @@ public struct ReloadService: Service {
                     logger.warning("\(warning)")
                 }
             } catch {
-                logger.warning("settings reload refused, the running settings stay: \(error)")
+                // A line each: a log line holds no line break (it would show as `\n`).
+                let lines = "\(error)".split(separator: "\n")
+                logger.warning("settings reload refused, the running settings stay: \(lines.first ?? "")")
+                for line in lines.dropFirst() {
+                    logger.warning("\(line)")
+                }
             }
             server.reload()
         }

@@ -22,6 +22,17 @@ extension SpecParser {
         return items.compactMap { parseAction($0, flow: flow, root: root) }
     }
 
+    /// What other navigation libraries call an action, and how a flow file says it.
+    static let actionAliases = [
+        "push": "to push a screen, write '- show: SCREEN' (in a stack flow it is pushed; 'as: push' says so)",
+        "present": "to present a screen modally, write '- show: SCREEN' with 'as: present'",
+        "navigate": "to go to a screen, write '- show: SCREEN'; to a flow, '- start: FLOW'",
+        "goto": "to go to a screen, write '- show: SCREEN'; to a flow, '- start: FLOW'",
+        "close": "to close what is presented, write '- dismiss: presented'",
+        "back": "to go back in a stack, write '- pop: top'",
+        "finish": "to end this flow, write '- end: STEP' (the step goes to the parent flow)",
+    ]
+
     private mutating func parseAction(_ node: Node, flow: String, root: PresentableStyle) -> Action? {
         guard case .mapping(let mapping) = node else {
             reader.report(
@@ -33,14 +44,18 @@ extension SpecParser {
         }
         let kinds = mapping.keys.compactMap(\.string).filter { Self.actionKeys.contains($0) }
         guard kinds.count == 1, let kind = kinds.first else {
-            let found = kinds.isEmpty ? "none" : kinds.joined(separator: " and ")
             let firstKey = mapping.keys.first?.string ?? ""
-            let hint = closest(to: firstKey, in: Self.actionKeys).map { " (did you mean '\($0)'?)" } ?? ""
-            reader.report(
-                kinds.isEmpty ? .unknownKey : .wrongType,
-                at: node,
-                "an action has exactly one of \(Self.actionKeys.joined(separator: ", ")); found \(found)\(hint)"
-            )
+            let expected = "an action has exactly one of \(Self.actionKeys.joined(separator: ", "))"
+            let message: String
+            if kinds.isEmpty, !firstKey.isEmpty {
+                let hint =
+                    Self.actionAliases[firstKey.lowercased()].map { "; \($0)" }
+                    ?? Suggestion.closest(to: firstKey, in: Self.actionKeys).map { "; did you mean '\($0)'?" } ?? ""
+                message = "'\(firstKey)' is not an action\(hint) (\(expected))"
+            } else {
+                message = "\(expected); found \(kinds.isEmpty ? "none" : kinds.joined(separator: " and "))"
+            }
+            reader.report(kinds.isEmpty ? .unknownKey : .wrongType, at: node, message)
             return nil
         }
         let location = reader.location(node)

@@ -66,11 +66,20 @@ struct SpecParser {
 
     private mutating func reportYAMLError(_ error: YamlError) {
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let location = SourceLocation(file: reader.file, line: mark.line, column: mark.column)
-            let detail = context.map { "\($0.text) " } ?? ""
-            reader.report(.malformedYAML, at: location, "malformed YAML: \(detail)\(problem)")
+        case .scanner(let context, let problem, let mark, let text),
+            .parser(let context, let problem, let mark, let text),
+            .composer(let context, let problem, let mark, let text):
+            let said = YAMLProblem(
+                context: context?.text,
+                contextLine: context?.mark.line,
+                contextColumn: context?.mark.column,
+                problem: problem,
+                line: mark.line,
+                column: mark.column,
+                text: text
+            )
+            let location = SourceLocation(file: reader.file, line: said.line, column: said.column)
+            reader.report(.malformedYAML, at: location, said.message)
         case .duplicatedKeysInMapping(let duplicates, let context):
             let location = SourceLocation(file: reader.file, line: context.mark.line, column: context.mark.column)
             let names = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
@@ -81,6 +90,12 @@ struct SpecParser {
             reader.report(.malformedYAML, at: nil, "malformed YAML: \(error)")
         }
     }
+
+    /// Names of types from other languages, and what a flow file calls them.
+    static let parameterTypeAliases = [
+        "integer": "int", "long": "int", "number": "double", "float": "double", "boolean": "bool", "str": "string",
+        "text": "string",
+    ]
 
     // MARK: Session and steps
 
@@ -125,15 +140,28 @@ struct SpecParser {
                     // `int` is required, `int?` may be left out (or null).
                     let written = (member.value.scalar?.string).map { $0.trimmingCharacters(in: .whitespaces) }
                     let optional = written?.hasSuffix("?") == true
-                    guard let written,
-                        let type = ParameterType(rawValue: optional ? String(written.dropLast()) : written)
-                    else {
+                    let named = written.map { optional ? String($0.dropLast()) : $0 }
+                    guard let named, let type = ParameterType(rawValue: named) else {
+                        let names = ParameterType.allCases.map(\.rawValue)
+                        let hint =
+                            named.flatMap {
+                                Self.parameterTypeAliases[$0.lowercased()] ?? Suggestion.closest(to: $0, in: names)
+                            }
+                            .map { " (did you mean '\($0)'?)" } ?? ""
                         reader.report(
                             .wrongType,
                             at: member.value,
-                            "the type of parameter '\(member.key)' must be one of "
-                                + ParameterType.allCases.map(\.rawValue).joined(separator: ", ")
-                                + " (with ? after it when the parameter may be left out), not \(reader.describe(member.value))"
+                            "the type of parameter '\(member.key)' must be one of \(names.joined(separator: ", "))"
+                                + " (with ? after it when the parameter may be left out), not \(reader.describe(member.value))\(hint)"
+                        )
+                        // Declared all the same (of any type), so that its uses are not reported too.
+                        parameters.append(
+                            ParameterDeclaration(
+                                name: member.key,
+                                type: .any,
+                                optional: optional,
+                                location: reader.location(member.keyNode)
+                            )
                         )
                         continue
                     }

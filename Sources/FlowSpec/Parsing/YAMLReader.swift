@@ -44,7 +44,7 @@ struct YAMLReader {
             }
             let key = scalar.string
             if let allowed, !allowed.contains(key) {
-                let hint = closest(to: key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = Suggestion.didYouMean(key, in: allowed)
                 report(
                     .unknownKey,
                     at: keyNode,
@@ -157,29 +157,4 @@ struct YAMLReader {
     private func isNameCharacter(_ character: Character) -> Bool {
         character.isLetter || character.isNumber || character == "_" || character == "-" || character == "."
     }
-}
-
-/// The candidate closest to `word` by edit distance, when it is close enough to be a likely typo.
-func closest(to word: String, in candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else {
-        return nil
-    }
-    return best.0
-}
-
-private func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

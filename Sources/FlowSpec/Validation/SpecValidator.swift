@@ -58,7 +58,7 @@ struct SpecValidator {
     }
 
     private func unknownFlowMessage(_ name: String, _ names: [String]) -> String {
-        let hint = closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
+        let hint = Suggestion.closest(to: name, in: names).map { "did you mean '\($0)'? " } ?? ""
         return "no flow named '\(name)' is defined; \(hint)define it under 'flows:' or use one of: "
             + names.joined(separator: ", ")
     }
@@ -94,7 +94,7 @@ struct SpecValidator {
         guard spec.step(named: name) == nil else {
             return
         }
-        let hint = closest(to: name, in: spec.steps.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+        let hint = Suggestion.didYouMean(name, in: spec.steps.map(\.name))
         report(
             .unknownStep,
             at: location,
@@ -136,7 +136,7 @@ struct SpecValidator {
                 report(
                     .wrongType,
                     at: template.location,
-                    "parameter '\(name)' of step '\(template.name)' is a \(parameter.type.rawValue), not \(literal)"
+                    "parameter '\(name)' of step '\(template.name)' is \(parameter.type.article), not \(literal)"
                 )
             case .reference(let reference):
                 checkReference(reference, handling: handling, at: template.location)

@@ -13,7 +13,7 @@ final class PostgresConnection {
     /// - Throws: ``StoreError`` `.unavailable` with libpq's reason.
     init(url: String) throws(StoreError) {
         location = Self.redacted(url)
-        handle = PQconnectdb(url)
+        handle = PQconnectdb(Self.withTimeouts(url))
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let reason = handle.map { Self.trimmed(String(cString: PQerrorMessage($0))) } ?? "out of memory"
             PQfinish(handle)
@@ -180,6 +180,26 @@ final class PostgresConnection {
         String(text.reversed().drop(while: \.isWhitespace).reversed())
             .replacingOccurrences(of: "\n\t", with: " ").replacingOccurrences(of: "\t", with: " ")
             .replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    /// libpq's settings that keep a connection from hanging on a server that does not answer (a network that drops
+    /// packets, a server paused): connecting gives up after 5 s, and a connection whose packets go unanswered for 10 s
+    /// is dropped (TCP keepalives and `tcp_user_timeout`; over a Unix socket they do not apply). Each is added unless
+    /// `url` sets it.
+    static let timeouts = [
+        ("connect_timeout", "5"), ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "10000"),
+    ]
+
+    /// `url` with ``timeouts`` added, in its own form (a URL's query, or `key=value` words).
+    static func withTimeouts(_ url: String) -> String {
+        let missing = timeouts.filter { !url.contains("\($0.0)=") }
+        guard !missing.isEmpty else { return url }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            let pairs = missing.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+            return url + (url.contains("?") ? "&" : "?") + pairs
+        }
+        return url + " " + missing.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
 
     /// `url` without its password, in either of libpq's forms (in a URL: after the user, or as a parameter).

@@ -202,7 +202,8 @@ extension PostgresStore {
                 url,
                 durability: .os,
                 idleTransactionLimit: instance.leaseMilliseconds,
-                availability: availability
+                availability: availability,
+                caller: .lease
             ),
             availability: availability,
             url: url,

@@ -73,6 +73,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         durability: Durability,
         idleTransactionLimit: Int64,
         availability: StoreAvailability,
+        caller: StoreAvailability.Caller = .journal,
         waiting: ((String) -> Void)? = nil
     ) throws(StoreError) -> PostgresConnection {
         var told = false
@@ -97,10 +98,15 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                     SET idle_in_transaction_session_timeout = \(max(100, idleTransactionLimit))
                     """
                 )
+                // The lease's connection answers: what the lease saw is over. (The journal's outage ends with a write
+                // that goes through, not a connection: a full disk lets one connect.)
+                if caller == .lease {
+                    availability.answered(by: .lease)
+                }
                 return connection
             } catch {
                 guard error.code == .unavailable, !Self.isPermanent(error) else { throw error }
-                availability.failed(error.message)
+                availability.failed(error.message, by: caller)
                 guard availability.shouldRetry else { throw availability.gaveUp(error) }
                 if !told {
                     told = true
@@ -423,8 +429,15 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         _ attempt: () throws(StoreError) -> Result,
         alreadyDone: (() throws(StoreError) -> Result?)? = nil
     ) throws(StoreError) -> Result {
+        // Whether an attempt was cut off by a lost connection: then whether it committed is checked first, on the
+        // new connection (a check cut off in turn is retried as the attempt is).
+        var cut = false
         while true {
-            do {
+            do throws(StoreError) {
+                if cut, let alreadyDone, let result = try alreadyDone() {
+                    availability.answered()
+                    return result
+                }
                 let result = try attempt()
                 availability.answered()
                 return result
@@ -433,6 +446,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                     continue
                 }
                 guard error.code == .unavailable else { throw error }
+                cut = true
                 availability.failed(error.message)
                 guard availability.shouldRetry else { throw availability.gaveUp(error) }
                 Thread.sleep(forTimeInterval: 0.1)
@@ -442,9 +456,6 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                     idleTransactionLimit: instance.leaseMilliseconds,
                     availability: availability
                 )
-                if let alreadyDone, let result = try alreadyDone() {
-                    return result
-                }
             }
         }
     }

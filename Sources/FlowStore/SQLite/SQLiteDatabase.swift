@@ -66,7 +66,13 @@ final class SQLiteDatabase {
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
             return StoreError(.locked, "\(path) is in use by another process (\(message))")
         }
-        return StoreError(.unavailable, "\(path): \(message) (in \(summary))")
+        // What may pass (a full disk, a file that cannot be written or opened now, memory) is waited for; the rest
+        // (a constraint, a statement the file does not take) will fail the same way again.
+        let passing = [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOMEM, SQLITE_PERM]
+        return StoreError(
+            passing.contains(primary) ? .unavailable : .rejected,
+            "\(path): \(message) (in \(summary))"
+        )
     }
 
     /// Rows changed by the last statement.

@@ -53,6 +53,31 @@ public struct Endpoints: Sendable, Hashable, Codable {
         return pairs.first { $0.control.hasPrefix(scheme + ":") } ?? pairs.first
     }
 
+    /// Where every FlowBus client looks for flowd (flowctl and the client libraries alike): `control` and `events`
+    /// when given, else `FLOWBUS_CONTROL` and `FLOWBUS_EVENTS` (an empty variable counts as unset); comma-separated
+    /// lists that pair up are a fleet's instances, the first first. Else flowd's default ipc endpoints (in the user's
+    /// runtime directory, then the Debian package's `/run/flowbus`) when their socket file is there (or there but not
+    /// writable: connecting then says so), else its default tcp endpoints.
+    /// - Returns: at least one pair; one when lists do not pair up (``list(control:events:)`` tells).
+    public static func located(
+        control: String? = nil,
+        events: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [Endpoints] {
+        let variable = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let given = (control ?? variable("FLOWBUS_CONTROL"), events ?? variable("FLOWBUS_EVENTS"))
+        if let control = given.0, let events = given.1, control.contains(",") || events.contains(","),
+            let list = list(control: control, events: events)
+        {
+            return list
+        }
+        let fallback =
+            [defaultIPC(environment: environment), packagedIPC].first { ipc in
+                IPCAccess.problem(with: ipc.control).map { IPCAccess.isPermissionDenied($0) } ?? true
+            } ?? defaultTCP
+        return [Endpoints(control: given.0 ?? fallback.control, events: given.1 ?? fallback.events)]
+    }
+
     /// Endpoints on tcp at `host`, with the default ports unless others are given.
     public static func tcp(host: String, controlPort: Int = 5860, eventsPort: Int = 5861) -> Endpoints {
         Endpoints(control: "tcp://\(host):\(controlPort)", events: "tcp://\(host):\(eventsPort)")
