@@ -1,7 +1,6 @@
 import ArgumentParser
 import FlowBuildInfo
 import FlowSpec
-import Foundation
 
 /// flowctl: the FlowBus bus inspector.
 @main
@@ -32,15 +31,10 @@ struct FlowCtl: AsyncParsableCommand {
     /// Runs the command line; a first word that is no subcommand is said to be one, with the nearest, rather than
     /// taken for something else (exit 64).
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let problem = Suggestion.unknownSubcommand(
-            in: arguments,
+        Suggestion.exitOnUnknownSubcommand(
             of: "flowctl",
             subcommands: configuration.subcommands.map { $0._commandName }
-        ) {
-            FileHandle.standardError.write(Data((problem + "\n").utf8))
-            Foundation.exit(64)
-        }
-        await main(arguments)
+        )
+        await main(nil)
     }
 }

@@ -61,10 +61,15 @@ final class OnlineReplay {
         case .step:
             guard let step = action.step else { return }
             let fate: Fate
-            if let presentable = action.presentable, let presenter = action.presenter {
-                fate = try await presenterClient(presenter, session).emit(step, from: presentable)
-            } else {
-                fate = try await stepperClient(action.stepper ?? "flowctl", session).emit(step)
+            do {
+                if let presentable = action.presentable, let presenter = action.presenter {
+                    fate = try await presenterClient(presenter, session).emit(step, from: presentable)
+                } else {
+                    fate = try await stepperClient(action.stepper ?? "flowctl", session).emit(step)
+                }
+            } catch let error as FlowBusError where error.daemonCode == "invalidParameters" {
+                // The client throws it (a program's mistake); on the wire, and in the recording, it is a drop.
+                fate = .dropped(Drop(reason: "invalidParameters", explanation: error.message))
             }
             count(fate)
             if let recorded = action.fate, recorded != .refused,

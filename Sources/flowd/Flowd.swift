@@ -1,7 +1,6 @@
 import ArgumentParser
 import FlowBuildInfo
 import FlowSpec
-import Foundation
 
 /// flowd: the FlowBus coordinator daemon.
 @main
@@ -23,15 +22,7 @@ struct Flowd: AsyncParsableCommand {
     /// Runs the command line; a first word that is no subcommand is said to be one, with the nearest, rather than
     /// taken for something else (exit 64).
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let problem = Suggestion.unknownSubcommand(
-            in: arguments,
-            of: "flowd",
-            subcommands: configuration.subcommands.map { $0._commandName }
-        ) {
-            FileHandle.standardError.write(Data((problem + "\n").utf8))
-            Foundation.exit(64)
-        }
-        await main(arguments)
+        Suggestion.exitOnUnknownSubcommand(of: "flowd", subcommands: configuration.subcommands.map { $0._commandName })
+        await main(nil)
     }
 }

@@ -36,6 +36,14 @@ struct StoreOutageTests {
         try TestPeer(id, session: session, context: context, control: instance.control, events: instance.events)
     }
 
+    /// Stepper s1 of session kiosk at `instance`, registered, its first tick accepted.
+    private func registeredStepper(at instance: Instance, context: Context) throws -> TestPeer {
+        let stepper = try peer("kiosk/s1", session: "kiosk", at: instance, context: context)
+        try stepper.hello(.stepper, name: "s1")
+        #expect(try stepper.emit(Step("tick", ["s": .int(1), "n": .int(1)]), sequence: 1).accepted)
+        return stepper
+    }
+
     /// The ERROR or WELCOME a HELLO got, and how long it took.
     private func hello(
         _ peer: TestPeer,
@@ -184,9 +192,7 @@ struct StoreOutageTests {
         let a = try instance("a", database: database)
         let daemon = try #require(a.process)
         let context = try Context()
-        let stepper = try peer("kiosk/s1", session: "kiosk", at: a, context: context)
-        try stepper.hello(.stepper, name: "s1")
-        #expect(try stepper.emit(Step("tick", ["s": .int(1), "n": .int(1)]), sequence: 1).accepted)
+        let stepper = try registeredStepper(at: a, context: context)
 
         server.stop()
         try server.startAsStandby(acceptingReads: acceptingReads)
@@ -254,9 +260,7 @@ struct StoreOutageTests {
         let a = try instance("a", database: "sigterm")
         let daemon = try #require(a.process)
         let context = try Context()
-        let stepper = try peer("kiosk/s1", session: "kiosk", at: a, context: context)
-        try stepper.hello(.stepper, name: "s1")
-        #expect(try stepper.emit(Step("tick", ["s": .int(1), "n": .int(1)]), sequence: 1).accepted)
+        let stepper = try registeredStepper(at: a, context: context)
 
         server.stop()
         try stepper.send(.step(StepMessage(step: Step("tick", ["s": .int(1), "n": .int(2)]), sequence: 2)))

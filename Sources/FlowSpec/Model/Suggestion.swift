@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a mistyped name was probably meant to be: the nearest of the names there are, by edit distance (letter
 /// case aside), when it is near enough to be a typo — at most two edits, or a third of the word's length for a
 /// longer one. flow files, flowd's run-time refusals and both command lines suggest with it.
@@ -36,6 +38,18 @@ public enum Suggestion {
         }
         let hint = closest(to: word, in: subcommands).map { "did you mean '\($0)'? " } ?? ""
         return "\(program): '\(word)' is not a subcommand; \(hint)`\(program) --help` lists them"
+    }
+
+    /// Stops the process with exit code 64 and ``unknownSubcommand(in:of:subcommands:)``'s words on standard error
+    /// when the command line's first word is no subcommand; returns otherwise. A command line program calls it first.
+    public static func exitOnUnknownSubcommand(
+        of program: String,
+        subcommands: [String],
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) {
+        guard let problem = unknownSubcommand(in: arguments, of: program, subcommands: subcommands) else { return }
+        FileHandle.standardError.write(Data((problem + "\n").utf8))
+        exit(64)
     }
 
     /// Levenshtein's distance: the fewest insertions, deletions and replacements that make `a` into `b`.
