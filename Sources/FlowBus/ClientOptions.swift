@@ -51,6 +51,12 @@ public struct ClientOptions: Sendable {
     ///   - id: the connection id; `nil`: `FLOWBUS_ID` (meant for a process with one client: two clients under one
     ///     id take each other's connection), else `<session>/<name>`.
     ///   - curve: CURVE keys; `nil`: `FLOWBUS_CURVE_SECRET_KEY` and `FLOWBUS_CURVE_SERVER_KEY`, else none.
+    ///   - connectTimeout: how long `connect` waits for flowd (``connectTimeout``).
+    ///   - maxOutstandingSteps: the most steps that may wait for their fate (``maxOutstandingSteps``).
+    ///   - reconnectInterval: the first wait before reconnecting (``reconnectInterval``).
+    ///   - reconnectIntervalMax: the longest wait before reconnecting (``reconnectIntervalMax``).
+    ///   - connectionCheckInterval: how often the control connection is checked (``connectionCheckInterval``).
+    ///   - logger: where the client says what it does (``logger``).
     ///   - environment: where the variables are read (the process's environment by default).
     public init(
         endpoints: Endpoints? = nil,

@@ -17,7 +17,8 @@ struct Emit: AsyncParsableCommand {
 
             Exits 0 when the step is accepted (every one, with --repeat), 2 when one is dropped (the reason and \
             what would make it pass are printed, and who may emit it when no stepper of its name is bound), 1 \
-            when flowd refuses it (an undeclared step, a screen not on screen...), 69 when flowd is unreachable.
+            when flowd refuses it (an undeclared step, parameters that do not fit its declaration, a screen not on \
+            screen...), 69 when flowd is unreachable.
 
             Examples:
               flowctl emit onboardingIsRequired --as app --session kiosk-7

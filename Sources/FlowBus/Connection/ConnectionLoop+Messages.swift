@@ -48,8 +48,9 @@ extension ConnectionLoop {
         heartbeatInterval = .milliseconds(max(10, welcome.heartbeatInterval))
         heartbeatTimeout = .milliseconds(max(20, welcome.heartbeatTimeout))
         maxMessageSize = welcome.maxMessageSize
-        // flowd lost steps it had acknowledged (it ran with the durability `off` and crashed): their numbers are
-        // free again, and what waits is numbered from there, else it would meet `sequenceGap` for ever.
+        // flowd lost steps it had acknowledged (its state put back from an older copy, or the durability `off` and a
+        // crash): their numbers are free again, and what waits is numbered from there, else it would meet
+        // `sequenceGap` for ever.
         if let known = welcome.lastSequence, let lowest = inFlight.keys.min(), lowest > known + 1 {
             setup.options.logger.warning(
                 "flowd lost the steps it had acknowledged after sequence \(known) (up to \(lowest - 1)): the \(inFlight.count) steps that wait are numbered anew from \(known + 1)"
