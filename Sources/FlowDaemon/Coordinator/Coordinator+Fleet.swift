@@ -9,11 +9,8 @@ struct ParkedHello: Sendable {
     let peer: String
     let userID: String?
     let correlation: UInt64
-    /// When it was parked, on flowd's clock: it is answered `storeUnavailable` after ``longestWait``.
+    /// When it was parked, on flowd's clock.
     let parkedAt: Int64
-
-    /// How long a HELLO waits for the fleet's store before it is answered `storeUnavailable` (milliseconds).
-    static let longestWait: Int64 = 1000
 }
 
 /// What an instance of a fleet knows of the fleet.
@@ -139,23 +136,19 @@ extension Coordinator {
         )
     }
 
-    /// Answers `storeUnavailable` to the HELLOs that waited ``ParkedHello/longestWait`` for the fleet's store: a
-    /// client learns within a second that the database does not answer, rather than nothing. The store's answer,
-    /// when it comes, finds none of them.
-    mutating func refuseLongParkedHellos() {
-        guard let parked = fleet?.parked, !parked.isEmpty else { return }
-        for (session, hellos) in parked {
-            let (expired, waiting) = (
-                hellos.filter { now - $0.parkedAt >= ParkedHello.longestWait },
-                hellos.filter { now - $0.parkedAt < ParkedHello.longestWait }
-            )
-            guard !expired.isEmpty else { continue }
-            fleet?.parked[session] = waiting.isEmpty ? nil : waiting
-            for hello in expired {
+    /// Answers `storeUnavailable` to the HELLOs waiting for the fleet's store while it does not answer (the server
+    /// says so every tick, within a second of the first failure): a client learns that the database is down, rather
+    /// than nothing. A store that answers slowly (a burst of new sessions behind a group commit) is waited for. The
+    /// store's answer, when it comes, finds none of them.
+    mutating func refuseParkedHellosWhileStoreIsDown() {
+        guard let reason = storeUnavailable, let parked = fleet?.parked, !parked.isEmpty else { return }
+        fleet?.parked = [:]
+        for (session, hellos) in parked.sorted(by: { $0.key < $1.key }) {
+            for hello in hellos {
                 refuseForStore(
                     peer: hello.peer,
                     correlation: hello.correlation,
-                    "the fleet's database did not say within \(ParkedHello.longestWait) ms where session \(session) is served"
+                    "the fleet's database cannot say where session \(session) is served (\(reason))"
                 )
             }
         }

@@ -208,8 +208,8 @@ public struct Coordinator: Sendable {
         return session
     }
 
-    /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs that waited too
-    /// long for a fleet's store.
+    /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs waiting for a
+    /// fleet's store that does not answer.
     /// - Parameter answersHeld: whether answers wait for the store: then every peer gets a heartbeat at every tick,
     ///   sent at once (what it was sent last may not have left), so that a store that is slow or down is not taken
     ///   for a dead flowd.
@@ -237,7 +237,7 @@ public struct Coordinator: Sendable {
                 send(.heartbeat(Heartbeat()), to: id, session: peer.session, correlation: nil, atOnce: true)
             }
         }
-        refuseLongParkedHellos()
+        refuseParkedHellosWhileStoreIsDown()
         return output
     }
 
