@@ -61,8 +61,14 @@ import Testing
         let dependencies = package["dependencies"] as? [[String: Any]] ?? []
         #expect(dependencies.count == 1)
         #expect(dumped.output.contains("\"identity\" : \"flowbus\""), "\(dumped.output)")
-        // The product's package is named `flowbus`, as the path's folder is.
-        #expect(dumped.output.contains("\"flowbus\""))
+        // The target depends on product FlowBus of the package named `flowbus`, as the path's folder is (a wrong
+        // name here fails only at build time, which this test cannot afford: it is checked as written).
+        let targets = package["targets"] as? [[String: Any]] ?? []
+        let products = targets.flatMap { $0["dependencies"] as? [[String: Any]] ?? [] }
+            .compactMap { $0["product"] as? [Any] }
+        #expect(products.count == 1)
+        #expect(products.first?.first as? String == "FlowBus")
+        #expect(products.first?.dropFirst().first as? String == "flowbus", "\(products)")
     }
 
     @Test func theExamplesDriveTheMovieAppOnAPrivateFlowdFoundThroughTheEnvironment() async throws {

@@ -9,8 +9,6 @@ struct ParkedHello: Sendable {
     let peer: String
     let userID: String?
     let correlation: UInt64
-    /// When it was parked, on flowd's clock.
-    let parkedAt: Int64
 }
 
 /// What an instance of a fleet knows of the fleet.
@@ -50,7 +48,7 @@ extension Coordinator {
         // A HELLO said again while the first waits replaces it: one answer per peer.
         fleet.parked[session, default: []].removeAll { $0.peer == peer }
         fleet.parked[session, default: []].append(
-            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation, parkedAt: now)
+            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation)
         )
         self.fleet = fleet
         return true
