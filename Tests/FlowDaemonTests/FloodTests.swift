@@ -7,8 +7,7 @@ import Testing
 import ZeroMQ
 
 /// A flood of the most expensive bodies flowd takes, at a real flowd: refused by the byte budget before they are
-/// read, while another peer's one-in-flight latency stays near its quiet value, and the memory the flood took goes
-/// back to the system.
+/// read while another peer keeps stepping, and the memory the flood took goes back to the system.
 @Suite(.serialized) struct FloodTests {
     /// The median round trip of `count` steps, one in flight, from `number` on.
     static func medianLatency(_ stepper: TestPeer, from number: Int, count: Int) throws -> Duration {
@@ -67,11 +66,10 @@ import ZeroMQ
 
         let bounds = try stepper.stats()["boundsHit"]?.objectValue ?? [:]
         let refused = bounds["byteRate"]?.intValue ?? 0
+        // The budget refused the flood before reading it. What the flood costs the others' latency (without the
+        // budget the median goes from 0.6 to 16 ms) is the flood benchmark's measure (`flowbench flood`, in
+        // scripts/bench): a timed bound here failed whenever the machine was busy (a build beside the tests).
         #expect(refused > 0)
-        // The budget keeps the flood's cost to what it admits: without it the same flood takes the median from 0.6 to
-        // 16 ms. How close to the quiet value it stays is a benchmark's question (timings on a shared machine
-        // vary); here, far from the unbudgeted figure.
-        #expect(flooded <= quiet * 4 + .milliseconds(5), "quiet \(quiet), flooded \(flooded)")
         // What the flood took goes back: flowd trims every 10 s.
         let settled = waitUntil(within: .seconds(15)) { daemon.residentBytes < before + (24 << 20) }
         let after = daemon.residentBytes
