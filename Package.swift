@@ -75,6 +75,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -82,7 +83,25 @@ let package = Package(
             name: "FlowBus",
             dependencies: ["FlowCore", "FlowWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "FlowDemo", dependencies: ["FlowBus"]),
+        // The demo's presenters: the terminal one, and the web page with its small page server.
+        .target(
+            name: "FlowDemo",
+            dependencies: [
+                "FlowBus", "FlowWebClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/demo.js"), .embedInCode("Web/demo.css")]
+        ),
+        // The JavaScript client (clients/js), built into flowd, which serves it beside its WebSocket endpoint.
+        .target(
+            name: "FlowWebClient",
+            path: "clients/js",
+            exclude: ["README.md", "GettingStarted.md"],
+            sources: ["FlowWebClient.swift"],
+            resources: [.embedInCode("flowbus.js"), .embedInCode("flowbus.d.ts")]
+        ),
         .target(
             name: "FlowInspector",
             dependencies: [
@@ -125,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowSpec", "FlowDaemon", "FlowStore", "FlowBuildInfo",
+                "FlowSpec", "FlowDaemon", "FlowStore", "FlowBuildInfo", "FlowWebClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -117,6 +117,9 @@ struct Harness {
             }
         }
 
+        if AnchorBenchmarks.available {
+            try WebSocketBenchmarks(endToEnd: endToEnd, quick: quick).results().forEach(report)
+        }
         try WatcherBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.restore(endToEnd, sessions: quick ? 10_000 : 100_000).forEach(report)

@@ -84,6 +84,13 @@ case "anchors":
     for result in try AnchorBenchmarks(endToEnd: endToEnd, quick: arguments.contains("--quick")).results().rows {
         print(result.line)
     }
+case "websocket":
+    // Only flowd over WebSocket against flowd over ZeroMQ, with the lean C clients: flowbench websocket [--quick].
+    let endToEnd = try EndToEndBenchmarks()
+    defer { endToEnd.cleanUp() }
+    for result in try WebSocketBenchmarks(endToEnd: endToEnd, quick: arguments.contains("--quick")).results() {
+        print(result.line)
+    }
 case "flooder": try FloodRole.run(Array(arguments.dropFirst()))
 case "subscription-flooder": try SubscriptionFloodRole.run(Array(arguments.dropFirst()))
 case "flood":
@@ -128,7 +135,7 @@ case "--help", "-h", "help":
           flowbench profile                      the in-process layers only (codec, coordinator, engine)
           flowbench coordinator [watched] [STEPS] the coordinator alone, for a profiler
           flowbench anchors [--quick]            flowd against the C relays and the Python coordinator (lean clients)
-          flowbench durability [--quick] [SESSIONS], fleet [--quick] [SESSIONS], flood [--quick], hostile,
+          flowbench durability [--quick] [SESSIONS], fleet [--quick] [SESSIONS], flood [--quick], websocket [--quick], hostile,
           watcher [--quick], sessions [--quick]
                                                  one part of the suite
           flowbench instructions [--quick]       instructions per step of the in-process layers (callgrind)

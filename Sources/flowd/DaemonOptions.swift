@@ -206,6 +206,29 @@ struct DaemonOptions: ParsableArguments {
     var metrics: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Also speak the protocol over WebSocket at HOST:PORT (browsers; flowbus.js is served there too), e.g. 127.0.0.1:5862. Without tokens it must be a loopback address, and takes connections from this machine only. Default: off.",
+            valueName: "host:port"
+        )
+    )
+    var websocket: String?
+
+    @Option(
+        help:
+            "The origins whose pages may open the WebSocket endpoint, separated by commas (https://kiosk.example,http://localhost:8080), or *. Default: pages served from localhost, 127.0.0.1 or [::1]."
+    )
+    var websocketOrigins: String?
+
+    @Option(
+        help:
+            "A file of WebSocket tokens, one ID=TOKEN[:SESSIONS[:ROLES]] per line (`flowd keygen --token ID` makes one); each token's holder connects as ID with the grant given, as a CURVE key. (Or FLOWD_WEBSOCKET_TOKENS; never on the command line.)"
+    )
+    var websocketTokensFile: String?
+
+    @Option(help: "The most WebSocket connections open at once. Default: 1024.")
+    var websocketMaxConnections: Int?
+
+    @Option(
         help:
             "How log lines are written: text (a UTC timestamp with milliseconds, none under journald, then the level, the message and key=value pairs) or json (one object per line). Default: text."
     )
@@ -234,7 +257,7 @@ struct DaemonOptions: ParsableArguments {
             (.sessionsPerPeerPerMinute, sessionsPerPeerPerMinute), (.sendQueueLimit, sendQueueLimit),
             (.maxPresentables, maxPresentables), (.maxSessionDataBytes, maxSessionDataBytes),
             (.maxSteppersPerSession, maxSteppersPerSession), (.inspectionDelay, inspectionDelay),
-            (.snapshotEvery, snapshotEvery),
+            (.snapshotEvery, snapshotEvery), (.websocketMaxConnections, websocketMaxConnections),
         ]
         for (setting, number) in numbers {
             set(setting, number.map(SettingValue.number))
@@ -244,7 +267,8 @@ struct DaemonOptions: ParsableArguments {
             (.curveSecretKeyFile, curveSecretKeyFile), (.metrics, metrics), (.logFormat, logFormat?.rawValue),
             (.logLevel, logLevel?.rawValue), (.durability, durability?.rawValue), (.stateDir, stateDir),
             (.idleSessionExpiry, idleSessionExpiry), (.store, store), (.instance, instance), (.lease, lease),
-            (.snapshotInterval, snapshotInterval), (.storeRetryWindow, storeRetryWindow),
+            (.snapshotInterval, snapshotInterval), (.storeRetryWindow, storeRetryWindow), (.websocket, websocket),
+            (.websocketOrigins, websocketOrigins), (.websocketTokensFile, websocketTokensFile),
         ]
         for (setting, text) in texts {
             set(setting, text.map(SettingValue.text))

@@ -3,6 +3,7 @@ import Dispatch
 import FlowDaemon
 import FlowSpec
 import FlowStore
+import FlowWebClient
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -109,6 +110,10 @@ struct Run: AsyncParsableCommand {
             specification: specification,
             writer: writer,
             metrics: metrics,
+            webAssets: [
+                "/flowbus.js": WebAsset(contentType: "text/javascript; charset=utf-8", bytes: FlowWebClient.script),
+                "/flowbus.d.ts": WebAsset(contentType: "text/plain; charset=utf-8", bytes: FlowWebClient.declarations),
+            ],
             logger: logger
         )
         // The metrics endpoint is bound before the loop starts, so that flowd never says it is ready (to systemd,
@@ -133,7 +138,9 @@ struct Run: AsyncParsableCommand {
         // returns once it is written; then the writer stops. SIGHUP reloads the flows.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
+                // The operator's endpoint first: the group stops its services last first, so /readyz answers 503
+                // ("stopping") until the loop and the writer are done.
+                services: operatorServices + [
                     .init(service: JournalWriterService(writer: writer)),
                     .init(
                         service: CoordinatorService(server: server),
@@ -149,7 +156,7 @@ struct Run: AsyncParsableCommand {
                             logger: logger
                         )
                     ),
-                ] + operatorServices,
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

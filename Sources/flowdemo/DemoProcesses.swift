@@ -76,6 +76,11 @@ final class DemoProcesses: Sendable {
         return child
     }
 
+    /// Forgets a child that ended by itself.
+    func forget(_ child: Child) {
+        children.withLock { $0.removeAll { $0 === child } }
+    }
+
     /// Kills a child at once (SIGKILL), as a crash would.
     func kill(_ child: Child) {
         Foundation.kill(child.process.processIdentifier, SIGKILL)

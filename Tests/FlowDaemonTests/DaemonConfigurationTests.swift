@@ -103,16 +103,21 @@ import ZeroMQ
             .stateDir: scratch.path, .durability: "fsync", .idleSessionExpiry: "12h", .storeRetryWindow: "2m",
             .snapshotEvery: "50",
             .snapshotInterval: "5m", .metrics: "127.0.0.1:9862", .logFormat: "json", .logLevel: "warning",
+            .websocket: "127.0.0.1:5862", .websocketOrigins: "https://kiosk.example",
+            .websocketTokens: "kiosk-7/app=abcdefghijklmnopqrstuvwxyz:kiosk-7:stepper", .websocketTokensFile: "",
+            .websocketMaxConnections: "8",
         ]
         // (The fleet's settings replace the state directory: they are tried below.)
         let fleet: Set<DaemonSetting> = [.store, .instance, .lease, .advertiseControl, .advertiseEvents]
         #expect(Set(valid.keys) == Set(DaemonSetting.all).subtracting(fleet))
         // (The key file is tried below: with the key itself, it would be refused.)
-        let variables = valid.filter { $0.key != .curveSecretKeyFile }.reduce(into: [String: String]()) {
+        // (So is the tokens file.)
+        let files: Set<DaemonSetting> = [.curveSecretKeyFile, .websocketTokensFile]
+        let variables = valid.filter { !files.contains($0.key) }.reduce(into: [String: String]()) {
             $0[$1.key.environmentVariable] = $1.value
         }
         let settings = try await SettingSources(environment: variables).read()
-        for setting in DaemonSetting.all where setting != .curveSecretKeyFile && !fleet.contains(setting) {
+        for setting in DaemonSetting.all where !files.contains(setting) && !fleet.contains(setting) {
             #expect(
                 settings.source(of: setting) == .environment(variable: setting.environmentVariable),
                 "\(setting.key)"
@@ -128,11 +133,21 @@ import ZeroMQ
         #expect(configuration.curve?.authorizedKeys == ["kiosk-7/app": client])
         #expect(configuration.curve?.grants["kiosk-7/app"] == ClientGrant(sessions: ["kiosk-7"], roles: [.stepper]))
         #expect(configuration.stateDirectory == scratch.path)
+        #expect(configuration.webSocket?.address.port == 5862 && configuration.webSocket?.maxConnections == 8)
+        #expect(configuration.webSocket?.origins == ["https://kiosk.example"])
+        #expect(configuration.webSocket?.tokens.map(\.id) == ["kiosk-7/app"])
         // The key file, from the environment too.
         let keyFile = scratch.path + "/curve.key"
         try secret.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let fromFile = try await SettingSources(environment: ["FLOWD_CURVE_SECRET_KEY_FILE": keyFile]).read()
         #expect(try DaemonConfiguration(fromFile, environment: [:]).curve?.secretKey == secret)
+        // The tokens file, from the environment too.
+        let tokensFile = scratch.path + "/tokens"
+        try "wall=abcdefghijklmnopqrstuvwxyz\n".write(toFile: tokensFile, atomically: true, encoding: .utf8)
+        let tokens = try await SettingSources(
+            environment: ["FLOWD_WEBSOCKET": "127.0.0.1:1", "FLOWD_WEBSOCKET_TOKENS_FILE": tokensFile]
+        ).read()
+        #expect(try DaemonConfiguration(tokens, environment: [:]).webSocket?.tokens.map(\.id) == ["wall"])
     }
 
     /// The fleet's settings, from the environment: the database replaces the state directory.

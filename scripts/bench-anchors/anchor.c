@@ -15,7 +15,11 @@
 //                                    HELLO as presenter `main` of session `bench`), waits for the subscription's
 //                                    confirmation, then receives STEPS messages and prints latency percentiles
 //                                    (ns) from the stamp `"t":` each one carries.
+//   wsstepper PORT NAME STEPS WINDOW the lean stepper over flowd's WebSocket endpoint on 127.0.0.1:PORT (websocket.c).
+//   wspresenter PORT STEPS           the lean presenter over WebSocket.
+//   wsidle PORT COUNT                COUNT idle WebSocket peers (inspectors), registered, until standard input ends.
 
+#define _GNU_SOURCE  // memmem, for the WebSocket roles
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +27,13 @@
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
+
+static int64_t now_ns(void);
+static void say(const char *line);
+static void await_go(void);
+static int compare(const void *left, const void *right);
+static int64_t stamp_after(const char *text, size_t size);
+#include "websocket.c"
 
 static const char protocol[] = "FLOWBUS/1";
 static const char topic[] = "cmd/bench/main";
@@ -109,8 +120,11 @@ static int part_contains(zmq_msg_t *part, const char *text) {
 
 /// The integer after the first `"t":` in the part, or -1.
 static int64_t stamp_in(zmq_msg_t *part) {
-    const char *data = zmq_msg_data(part);
-    size_t length = zmq_msg_size(part);
+    return stamp_after(zmq_msg_data(part), zmq_msg_size(part));
+}
+
+/// The integer after the first `"t":` in `data`, or -1.
+static int64_t stamp_after(const char *data, size_t length) {
     for (size_t index = 0; index + 4 < length; index++) {
         if (memcmp(data + index, "\"t\":", 4) == 0) {
             int64_t value = 0;
@@ -305,6 +319,11 @@ static int presenter(const char *events, long steps, const char *control) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 6 && strcmp(argv[1], "wsstepper") == 0) {
+        return ws_stepper(atoi(argv[2]), argv[3], atol(argv[4]), atol(argv[5]));
+    }
+    if (argc >= 4 && strcmp(argv[1], "wspresenter") == 0) return ws_presenter(atoi(argv[2]), atol(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "wsidle") == 0) return ws_idle(atoi(argv[2]), atol(argv[3]));
     if (argc >= 5 && strcmp(argv[1], "relay") == 0) return relay(argv[2], argv[3], strcmp(argv[4], "ack") == 0);
     if (argc >= 6 && strcmp(argv[1], "stepper") == 0) {
         return stepper(argv[2], argv[3], atol(argv[4]), atol(argv[5]), argc >= 7 && strcmp(argv[6], "hello") == 0);
@@ -313,6 +332,9 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             "usage: flowbench-anchor relay CONTROL EVENTS raw|ack\n"
             "       flowbench-anchor stepper CONTROL NAME STEPS WINDOW [hello]\n"
-            "       flowbench-anchor presenter EVENTS STEPS [CONTROL]\n");
+            "       flowbench-anchor presenter EVENTS STEPS [CONTROL]\n"
+            "       flowbench-anchor wsstepper PORT NAME STEPS WINDOW\n"
+            "       flowbench-anchor wspresenter PORT STEPS\n"
+            "       flowbench-anchor wsidle PORT COUNT\n");
     return 64;
 }

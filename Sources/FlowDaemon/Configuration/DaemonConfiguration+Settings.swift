@@ -113,6 +113,7 @@ extension DaemonConfiguration {
             snapshotInterval = value
         }
         curve = try Self.curve(settings)
+        webSocket = try Self.webSocket(settings, curve: curve)
         try checkRanges { key in DaemonSetting.named(key).map(settings.naming) ?? key }
         guard heartbeatTimeout > heartbeatInterval else {
             throw ConfigurationError(

@@ -60,6 +60,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var metricsAddress: MetricsAddress?
     /// CURVE encryption and client authentication; `nil` for none.
     public var curve: CurveSettings?
+    /// The WebSocket endpoint (the protocol for browsers); `nil` when it is off (the default).
+    public var webSocket: WebSocketSettings?
     /// Where the sessions are kept (the journal and snapshots, `flowd.db`); `nil` keeps them in memory only
     /// (`--ephemeral`): a restart then loses them.
     public var stateDirectory: String?

@@ -142,6 +142,16 @@ extension DaemonSetting {
     public static let snapshotInterval = DaemonSetting("snapshotInterval", .duration)
     /// Where metrics and health checks are served (`HOST:PORT`).
     public static let metrics = DaemonSetting("metrics", .text)
+    /// Where flowd speaks the protocol over WebSocket (`HOST:PORT`).
+    public static let websocket = DaemonSetting("websocket", .text)
+    /// The origins whose pages may open the WebSocket endpoint.
+    public static let websocketOrigins = DaemonSetting("websocketOrigins", .text)
+    /// A file of WebSocket tokens (`ID=TOKEN[:SESSIONS[:ROLES]]`, one per line).
+    public static let websocketTokensFile = DaemonSetting("websocketTokensFile", .text, reloads: true)
+    /// WebSocket tokens given in the environment or the configuration file (never a flag).
+    public static let websocketTokens = DaemonSetting("websocketTokens", .secret, reloads: true)
+    /// The most WebSocket connections open at once.
+    public static let websocketMaxConnections = DaemonSetting("websocketMaxConnections", .count)
     /// How log lines are written: text or json.
     public static let logFormat = DaemonSetting("logFormat", .choice(["text", "json"]))
     /// The lowest level logged.
@@ -157,9 +167,12 @@ extension DaemonSetting {
         peerMessageRate, peerByteRate, maxSessions, sessionsPerPeerPerMinute, maxPresentables, maxSessionDataBytes,
         maxSteppersPerSession, sendQueueLimit, ipcMode, ipcGroup, inspectionDelay, curveSecretKey, curveSecretKeyFile,
         authorizedKeys, stateDir, store, instance, lease, advertiseControl, advertiseEvents, durability,
-        storeRetryWindow, idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, logFormat,
-        logLevel,
+        storeRetryWindow, idleSessionExpiry, snapshotEvery, snapshotInterval, metrics, websocket, websocketOrigins,
+        websocketTokensFile, websocketTokens, websocketMaxConnections, logFormat, logLevel,
     ]
+
+    /// The settings whose values are never shown (`flowd config`, the log).
+    public static var secrets: [DaemonSetting] { all.filter { $0.kind == .secret } }
 
     /// The setting whose file key is `key`.
     public static func named(_ key: String) -> DaemonSetting? {

@@ -48,6 +48,9 @@ public struct EffectiveConfiguration: Sendable {
         case .logFormat: return .text(c.logFormat.rawValue)
         case .logLevel: return .text(c.logLevel.rawValue)
         case .metrics: return c.metricsAddress.map { .text($0.description) }
+        case .websocket: return c.webSocket.map { .text($0.address.description) }
+        case .websocketOrigins: return c.webSocket?.origins.map { .text($0.joined(separator: ",")) }
+        case .websocketMaxConnections: return c.webSocket.map { .number($0.maxConnections) }
         case .ipcMode: return c.ipcMode.map { .text("0" + String($0, radix: 8)) }
         case .ipcGroup, .curveSecretKey, .curveSecretKeyFile: return settings[setting]
         case .authorizedKeys:

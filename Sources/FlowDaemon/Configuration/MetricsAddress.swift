@@ -19,10 +19,14 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `HOST:PORT` read: `127.0.0.1:9862`, `localhost:9862`, `[::1]:9862`, `0.0.0.0:9862`, or `:9862` (every
     /// interface).
-    /// - Parameter text: the address as written.
+    /// - Parameters:
+    ///   - text: the address as written.
+    ///   - setting: the setting it was given for, as errors name it.
     /// - Throws: ``ConfigurationError`` saying what is wrong with it.
-    public init(parsing text: String) throws {
-        let form = "metrics (--metrics) takes HOST:PORT, such as 127.0.0.1:9862 or [::1]:9862, not '\(text.prefix(64))'"
+    public init(parsing text: String, for setting: DaemonSetting = .metrics) throws {
+        let example = setting == .metrics ? "9862" : "5862"
+        let form =
+            "\(setting) takes HOST:PORT, such as 127.0.0.1:\(example) or [::1]:\(example), not '\(text.prefix(64))'"
         guard let colon = text.lastIndex(of: ":") else { throw ConfigurationError(form) }
         var host = String(text[..<colon])
         let portText = text[text.index(after: colon)...]
@@ -48,6 +52,11 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
     private static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Whether ``host`` is a loopback address (`127.0.0.0/8`, `::1`): only this machine reaches it.
+    public var isLoopback: Bool {
+        host.hasPrefix("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"
     }
 
     /// `HOST:PORT`, IPv6 hosts in brackets.

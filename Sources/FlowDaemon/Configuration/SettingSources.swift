@@ -44,7 +44,7 @@ public struct SettingSources: Sendable {
             EnvironmentVariablesProvider(
                 // An empty variable (`Environment=FLOWD_MAX_SESSIONS=` in a drop-in) gives nothing, as if unset.
                 environmentVariables: environment.filter { !$0.value.isEmpty },
-                secretsSpecifier: .specific([DaemonSetting.curveSecretKey.environmentVariable])
+                secretsSpecifier: .specific(Set(DaemonSetting.secrets.map(\.environmentVariable)))
             ).prefixKeys(with: "flowd"),
         ]
         // An empty (or comments-only) file gives nothing; swift-configuration would call it not a mapping.
@@ -52,7 +52,7 @@ public struct SettingSources: Sendable {
             do {
                 providers.append(
                     try await FileProvider<YAMLSnapshot>(
-                        parsingOptions: .init(secretsSpecifier: .specific([DaemonSetting.curveSecretKey.key])),
+                        parsingOptions: .init(secretsSpecifier: .specific(Set(DaemonSetting.secrets.map(\.key)))),
                         filePath: FilePath(file)
                     )
                 )

@@ -2,9 +2,10 @@ import FlowCore
 import FlowWire
 
 extension Coordinator {
-    /// What a CURVE user id is granted; `nil`: everything (no CURVE, or a key without a grant).
+    /// What a CURVE key's or a WebSocket token's id is granted; `nil`: everything (neither CURVE nor tokens, or an
+    /// id without a grant). An id with both has the same grant in both (the configuration says so).
     func grant(for userID: String?) -> ClientGrant? {
-        userID.flatMap { configuration.curve?.grants[$0] }
+        userID.flatMap { configuration.curve?.grants[$0] ?? configuration.webSocket?.grants[$0] }
     }
 
     /// Why `peer` may not read (or, `acting`, change) `session`; `nil` when it may.
@@ -56,10 +57,16 @@ extension Coordinator {
         return nil
     }
 
-    /// Whether the subscriber with CURVE user id `userID` may subscribe to `topic` (always without CURVE).
-    public func allowsSubscription(_ topic: [UInt8], userID: String?) -> Bool {
-        guard configuration.curve != nil else { return true }
-        guard let userID, configuration.curve?.authorizedKeys[userID] != nil else { return false }
+    /// Whether the subscriber with CURVE user id `userID` may subscribe to `topic` (always without CURVE); over
+    /// WebSocket (`overWebSocket`), `userID` is its token's id, and without tokens it may.
+    public func allowsSubscription(_ topic: [UInt8], userID: String?, overWebSocket: Bool = false) -> Bool {
+        if overWebSocket {
+            guard let tokens = configuration.webSocket?.tokens, !tokens.isEmpty else { return true }
+            guard let userID, tokens.contains(where: { $0.id == userID }) else { return false }
+        } else {
+            guard configuration.curve != nil else { return true }
+            guard let userID, configuration.curve?.authorizedKeys[userID] != nil else { return false }
+        }
         guard let grant = grant(for: userID) else { return true }
         return grant.allowsSubscription(String(decoding: topic, as: UTF8.self))
     }

@@ -1,6 +1,29 @@
 import FlowWire
 
 extension Coordinator {
+    /// A WebSocket connection whose token a reload withdrew spoke: refused, and marked to be cut (``takeImpostor()``).
+    mutating func refuseWithdrawnToken(_ frames: [[UInt8]], from peer: String) {
+        impostor = .unknownID
+        Counters.bump(&counters.errors, ErrorCode.notAllowed.rawValue)
+        logThrottled(
+            "tokenWithdrawn",
+            "a WebSocket connection of '\(LogText.quoted(peer))', whose token is no longer accepted, spoke: refused and closed",
+            peer: peer
+        )
+        send(
+            .error(
+                ErrorReply(
+                    .notAllowed,
+                    message: "this connection's token is no longer accepted (flowd's configuration changed)"
+                )
+            ),
+            to: peer,
+            session: nil,
+            correlation: (try? codec.decode(frames))?.header.id,
+            holding: false
+        )
+    }
+
     /// With CURVE, a message from a connection whose key is not (or no longer) authorized under the id it speaks
     /// with: refused, and the connection is to be cut (``takeImpostor()``). A key speaking under another key's id
     /// is also refused in the handshake for a while.

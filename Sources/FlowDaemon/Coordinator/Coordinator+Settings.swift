@@ -12,22 +12,39 @@ extension Coordinator {
         configuration.maxSessions = new.maxSessions
         configuration.sessionsPerPeerPerMinute = new.sessionsPerPeerPerMinute
         configuration.maxSteppersPerSession = new.maxSteppersPerSession
-        // The secret key is flowd's identity: it changes with a restart only, and so does CURVE being on or off.
-        guard var curve = configuration.curve, let reloaded = new.curve, reloaded.secretKey == curve.secretKey else {
-            return []
+        // The secret key is flowd's identity: it changes with a restart only, and so does CURVE being on or off;
+        // the WebSocket endpoint too.
+        var curve = configuration.curve
+        if let reloaded = new.curve, reloaded.secretKey == curve?.secretKey {
+            curve?.authorizedKeys = reloaded.authorizedKeys
+            curve?.grants = reloaded.grants
+            configuration.curve = curve
         }
-        curve.authorizedKeys = reloaded.authorizedKeys
-        curve.grants = reloaded.grants
-        configuration.curve = curve
+        let curveReloaded = curve != nil && new.curve?.secretKey == curve?.secretKey
+        let tokensReloaded = configuration.webSocket != nil && new.webSocket != nil
+        if tokensReloaded {
+            configuration.webSocket?.tokens = new.webSocket?.tokens ?? []
+        }
         var withdrawn: [String] = []
         for (id, peer) in peers.sorted(by: { $0.key < $1.key }) {
-            let grant = curve.grants[id]
+            let authorized: Bool
+            let grant: ClientGrant?
+            if webSocketPeers.contains(id) {
+                guard tokensReloaded, let tokens = configuration.webSocket?.tokens else { continue }
+                let token = tokens.first { $0.id == id }
+                authorized = tokens.isEmpty || token != nil
+                grant = token?.grant
+            } else {
+                guard curveReloaded, let curve else { continue }
+                authorized = curve.authorizedKeys[id] != nil
+                grant = curve.grants[id]
+            }
             let covered =
                 grant.map { grant in
                     grant.allows(peer.role) && (peer.session.map { grant.covers($0.rawValue) } ?? true)
                 } ?? true
-            if curve.authorizedKeys[id] == nil || !covered {
-                unregister(id, reason: "its key is no longer authorized for this (configuration reloaded)")
+            if !authorized || !covered {
+                unregister(id, reason: "its key or token is no longer authorized for this (configuration reloaded)")
                 withdrawn.append(id)
             } else {
                 peers[id]?.grant = grant

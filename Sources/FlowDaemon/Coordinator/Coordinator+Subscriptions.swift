@@ -73,6 +73,13 @@ extension Coordinator {
         return impostor
     }
 
+    /// The WebSocket connection of peer `id` ended (another may take the id later): its grant is a key's again if it
+    /// connects over ZeroMQ. Its registration stays until it says BYE or its heartbeat timeout passes, as a ZeroMQ
+    /// peer's.
+    public mutating func webSocketConnectionClosed(_ id: String) {
+        webSocketPeers.remove(id)
+    }
+
     /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).
     public mutating func takeSubscribersToCut() -> [String] {
         defer { subscribersToCut = [] }

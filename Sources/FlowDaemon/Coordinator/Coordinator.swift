@@ -57,6 +57,8 @@ public struct Coordinator: Sendable {
     /// connection takes a free id); what is sent under the id waits until the peer's own key speaks there.
     var unverified: Set<String> = []
     var held: [String: [Outgoing]] = [:]
+    /// The ids whose connection is a WebSocket one (their token, not a CURVE key, says what they may do).
+    var webSocketPeers: Set<String> = []
     /// When each bound hit was last logged (at most once a second each).
     var boundsLogged: [String: Int64] = [:]
     var lastMessageID: UInt64 = 0
@@ -146,11 +148,13 @@ public struct Coordinator: Sendable {
 
     // MARK: Input
 
-    /// Handles the frames a peer sent on the control socket (routing id first removed).
+    /// Handles the frames a peer sent on the control socket (routing id first removed), or on its WebSocket
+    /// connection (`overWebSocket`: `peer` is the connection's id, `userID` its token's id): the same rules for both.
     public mutating func receive(
         _ frames: [[UInt8]],
         from peer: String,
         userID: String? = nil,
+        overWebSocket: Bool = false,
         now: Int64
     ) -> [Outgoing] {
         self.now = max(self.now, now)
@@ -165,9 +169,23 @@ public struct Coordinator: Sendable {
         // hand over a connected one), or an id no key has, is refused whatever it says, and cut; nothing more goes to
         // the id until its own key is heard there again.
         // A key a reload withdrew is refused the same way: its connection is cut.
-        if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
+        if overWebSocket {
+            // A WebSocket connection's id and token were checked in its handshake: only a token a reload withdrew is
+            // refused here (the server closes its connection).
+            if let tokens = configuration.webSocket?.tokens, !tokens.isEmpty,
+                userID != peer || !tokens.contains(where: { $0.id == peer })
+            {
+                refuseWithdrawnToken(frames, from: peer)
+                return output
+            }
+        } else if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
             refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
             return output
+        }
+        if overWebSocket {
+            webSocketPeers.insert(peer)
+        } else if !webSocketPeers.isEmpty {
+            webSocketPeers.remove(peer)
         }
         let envelope: Envelope
         do {

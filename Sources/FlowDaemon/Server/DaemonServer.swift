@@ -1,6 +1,7 @@
 import FlowCore
 import FlowSpec
 import FlowStore
+import FlowWire
 import Foundation
 import Glibc
 import Logging
@@ -39,6 +40,12 @@ public final class DaemonServer: Sendable {
     private let metrics: DaemonMetrics?
     /// What the loop says of its health (ticks, ready, stopping).
     public let health: DaemonHealth
+    /// What the WebSocket endpoint serves besides the protocol, by path (`/flowbus.js`).
+    private let webAssets: [String: WebAsset]
+    /// Where the WebSocket endpoint listens, once bound; `nil` without one.
+    private let boundWebSocket = Mutex<MetricsAddress?>(nil)
+    /// The tokens the WebSocket handshakes accept; a reload replaces them.
+    private let webSocketTokens: WebSocketTokenTable
 
     private enum State {
         case idle, running, stopped
@@ -46,15 +53,18 @@ public final class DaemonServer: Sendable {
 
     /// Creates a server that writes through `writer` (run it as a ``JournalWriterService`` beside this one);
     /// nothing is bound until ``run()``. With `metrics`, the loop publishes its figures there at every tick and
-    /// times every step.
+    /// times every step. With a WebSocket endpoint, it serves `webAssets` by path beside it (the JavaScript client).
     public init(
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
         writer: JournalWriter,
         metrics: DaemonMetrics? = nil,
+        webAssets: [String: WebAsset] = [:],
         logger: Logger
     ) throws {
         self.metrics = metrics
+        self.webAssets = webAssets
+        self.webSocketTokens = WebSocketTokenTable(configuration.webSocket?.tokens ?? [])
         self.health = DaemonHealth(tickPeriod: .milliseconds(max(1, configuration.heartbeatInterval.milliseconds / 2)))
         self.configuration = configuration
         self.specification = specification
@@ -200,10 +210,30 @@ public final class DaemonServer: Sendable {
                 )
             }
         }
+        // The WebSocket endpoint, on a thread of its own; its connections' messages come to this loop.
+        let webSockets = try configuration.webSocket.map { settings in
+            WebSocketPeers(
+                endpoint: try WebSocketEndpoint.bind(
+                    settings,
+                    configuration: configuration,
+                    assets: webAssets,
+                    tokens: webSocketTokens,
+                    logger: logger
+                ),
+                logger: logger
+            )
+        }
+        defer { webSockets?.stop() }
+        var webSocketText = ""
+        if let webSockets {
+            let address = webSockets.address
+            boundWebSocket.withLock { $0 = address }
+            webSocketText = " websocket ws://\(address)\(WebSocketText.path)"
+        }
         let controlList = bound.control.joined(separator: " ")
         let eventsList = bound.events.joined(separator: " ")
         logger.info(
-            "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList) flows \(configuration.flowsFile) (\(specification.summary))"
+            "flowd \(Coordinator.version) ready: control \(controlList) events \(eventsList)\(webSocketText) flows \(configuration.flowsFile) (\(specification.summary))"
         )
         // Under systemd (Type=notify): ready once the endpoints are bound and the sessions restored.
         var notifier = SystemdNotifier()
@@ -224,6 +254,7 @@ public final class DaemonServer: Sendable {
         let controlIndex = poller.register(fileDescriptor: control.fileDescriptor)
         let writtenIndex = poller.register(fileDescriptor: writer.written.fileDescriptor)
         let monitorIndex = poller.register(controlMonitor.socket)
+        let webSocketIndex = webSockets.map { poller.register(fileDescriptor: $0.wakeDescriptor) } ?? -1
         let clock = daemon.clock
         let gathers = daemon.durable && configuration.durability != .off
         var unread: [String: Int] = [:]
@@ -316,7 +347,7 @@ public final class DaemonServer: Sendable {
                     noteWriterProgress(&daemon.coordinator)
                     var released = try delivery.released()
                     forget(writer.takeLostSessions(), &daemon.coordinator, &delivery, &released, &outgoing)
-                    unread.merge(deliver(released, router, events), uniquingKeysWith: +)
+                    unread.merge(deliver(released, router, events, webSockets), uniquingKeysWith: +)
                     for answer in writer.takeAnswers() {
                         if case .owned(.success(let owned?)) = answer {
                             let lost = daemon.coordinator.sessionsLost(owning: owned)
@@ -331,11 +362,17 @@ public final class DaemonServer: Sendable {
                     if stopRequested.withLock({ $0 }) {
                         break loop
                     }
-                    applyReloadedSettings(&daemon.coordinator, watch: watch)
+                    applyReloadedSettings(&daemon.coordinator, watch: watch, webSockets: webSockets)
                     outgoing += applyReload(&daemon.coordinator)
                 case monitorIndex:
                     try intake.readMonitors(now: clock.now)
                     Self.countRefusals(gate, into: &daemon.coordinator)
+                case webSocketIndex:
+                    guard let webSockets else { break }
+                    outgoing += webSockets.take(into: &daemon.coordinator, now: clock.now)
+                    for address in daemon.coordinator.takeSubscribersToCut() where !webSockets.cut(address: address) {
+                        watch.cut(address: address)
+                    }
                 default:
                     break
                 }
@@ -385,7 +422,7 @@ public final class DaemonServer: Sendable {
             }
             outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
             unread.merge(
-                deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing)), router, events),
+                deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing)), router, events, webSockets),
                 uniquingKeysWith: +
             )
             outgoing.removeAll(keepingCapacity: true)
@@ -398,13 +435,21 @@ public final class DaemonServer: Sendable {
         }
         notifier.notify("STOPPING=1")
         health.stopping()
+        logger.info(
+            "stopping: every changed session is written, then the answers that waited for it go out (a store that does not answer is waited for \(Self.storeShutdownWait.components.seconds) s at most)"
+        )
         // The last turn: every session written whole. What the turns answered leaves once it is written; if it
         // cannot be, nothing of it leaves, and flowd fails. A store that does not answer is waited for
         // `storeShutdownWait` at most.
-        _ = deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)), router, events)
+        _ = deliver(
+            delivery.take(daemon.coordinator.finishTurn(sending: outgoing, everything: true)),
+            router,
+            events,
+            webSockets
+        )
         let (written, failure) = delivery.drain(giveUpAfter: Self.storeShutdownWait)
         // What was written leaves, whatever happens to the rest.
-        _ = deliver(written, router, events)
+        _ = deliver(written, router, events, webSockets)
         if let failure {
             logger.critical("cannot write the sessions at exit, the last answers are not sent: \(failure)")
             throw failure
@@ -538,6 +583,12 @@ public final class DaemonServer: Sendable {
         }
     }
 
+    /// Where the WebSocket endpoint listens, once ``run()`` bound it (the port the system chose, when 0 was asked
+    /// for); `nil` before, or without one.
+    public var webSocketAddress: MetricsAddress? {
+        boundWebSocket.withLock { $0 }
+    }
+
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.
     public func stop() {
         stopRequested.withLock { $0 = true }
@@ -570,6 +621,9 @@ public final class DaemonServer: Sendable {
         if let curve = configuration.curve, curve.secretKey == self.configuration.curve?.secretKey {
             allowedKeys.replace(with: curve.authorizedKeys)
         }
+        if let webSocket = configuration.webSocket, self.configuration.webSocket != nil {
+            webSocketTokens.replace(with: webSocket.tokens)
+        }
         reloadedSettings.withLock { $0 = configuration }
         control.signal()
     }
@@ -577,10 +631,21 @@ public final class DaemonServer: Sendable {
     /// Gives the coordinator the settings ``reloadSettings(_:)`` prepared. When keys were withdrawn, their peers are
     /// unregistered and every subscriber connection is cut: clients connect again through the handshake, which
     /// refuses the withdrawn keys, and the others resubscribe (a presenter resyncs).
-    private func applyReloadedSettings(_ coordinator: inout Coordinator, watch: SubscriberWatch) {
+    private func applyReloadedSettings(
+        _ coordinator: inout Coordinator,
+        watch: SubscriberWatch,
+        webSockets: WebSocketPeers?
+    ) {
         guard let new = reloadedSettings.withLock({ $0.take() }) else { return }
         let keysBefore = Set((coordinator.configuration.curve?.authorizedKeys ?? [:]).map { "\($0.key)=\($0.value)" })
         let withdrawn = coordinator.takeReloadedSettings(from: new)
+        // A WebSocket peer whose token went (or whose grant no longer covers it) is closed; it may connect again
+        // with a token the handshake takes.
+        webSockets?.close(
+            ids: withdrawn,
+            code: WebSocketCloseCode.unauthorized,
+            reason: "flowd no longer accepts this token for this"
+        )
         let keysAfter = Set((coordinator.configuration.curve?.authorizedKeys ?? [:]).map { "\($0.key)=\($0.value)" })
         if !keysBefore.isSubset(of: keysAfter) {
             watch.cutEveryone()
@@ -609,19 +674,31 @@ public final class DaemonServer: Sendable {
     /// Sends and publishes; returns, per peer, the messages dropped because its queue is full (it does not read).
     /// A subscriber that does not read loses what is published beyond its queue (ZeroMQ drops it): a presenter
     /// sees the gap in its command sequence and resyncs.
-    private func deliver(_ outgoing: [Outgoing], _ router: Socket, _ events: Socket) -> [String: Int] {
+    private func deliver(
+        _ outgoing: [Outgoing],
+        _ router: Socket,
+        _ events: Socket,
+        _ webSockets: WebSocketPeers?
+    ) -> [String: Int] {
         var dropped: [String: Int] = [:]
         for message in outgoing {
             switch message {
             case .toPeer(let peer, let frames):
-                // A peer that went away: nothing to deliver to (ROUTER_MANDATORY says so instead of dropping).
-                if (try? router.send(leading: peer, frames: frames, dontWait: true)) == false {
+                // A WebSocket peer's connection, else the control socket's. A peer that went away: nothing to
+                // deliver to (ROUTER_MANDATORY says so instead of dropping).
+                if let sent = webSockets?.send(frames, to: peer) {
+                    if !sent {
+                        dropped[peer, default: 0] += 1
+                    }
+                } else if (try? router.send(leading: peer, frames: frames, dontWait: true)) == false {
                     dropped[peer, default: 0] += 1
                 }
             case .publish(let topic, let frames):
                 _ = try? events.send(leading: topic, frames: frames, dontWait: true)
+                webSockets?.publish(frames, topic: topic)
             }
         }
+        webSockets?.flush()
         return dropped
     }
 

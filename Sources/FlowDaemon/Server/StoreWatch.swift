@@ -65,8 +65,11 @@ struct StoreWatch {
             throw StoreError(.unavailable, message)
         }
         if seen?.since != outage.since {
-            health.storeOutage((outage.since, outage.reason))
             metrics?.storeOutage(since: outage.sinceWall)
+        }
+        // `/readyz` says the last reason the store gave (a restarting database refuses, then answers slowly...).
+        if seen?.since != outage.since || seen?.reason != outage.reason {
+            health.storeOutage((outage.since, outage.reason))
         }
         if logged.map({ now - $0 >= Self.reminderInterval }) ?? true {
             logged = now

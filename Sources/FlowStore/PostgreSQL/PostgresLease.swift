@@ -69,8 +69,12 @@ public final class PostgresLease: @unchecked Sendable {
         }
     }
 
-    private func renewOnce() throws(StoreError) -> Renewal {
+    /// A connection opened before finds out only at its next statement that the server went away meanwhile (a
+    /// PostgreSQL restarted between two renewals): that statement is tried once more, at once, on a new connection,
+    /// rather than taken for an outage of its own after the store answered again.
+    private func renewOnce(retryingABrokenConnection: Bool = true) throws(StoreError) -> Renewal {
         let connection: PostgresConnection
+        let reused = self.connection != nil
         if let open = self.connection {
             connection = open
         } else {
@@ -89,6 +93,9 @@ public final class PostgresLease: @unchecked Sendable {
         } catch {
             if !connection.isConnected {
                 self.connection = nil
+                if reused && retryingABrokenConnection {
+                    return try renewOnce(retryingABrokenConnection: false)
+                }
             }
             throw error
         }

@@ -34,7 +34,8 @@ struct EndToEndBenchmarks {
         _ transport: String,
         ephemeral: Bool = false,
         defaultLimits: Bool = false,
-        store: [String]? = nil
+        store: [String]? = nil,
+        extra: [String] = []
     ) throws -> (RoleProcess, BenchEndpoints) {
         let run = directory + "/\(UUID().uuidString.prefix(8))"
         let endpoints = BenchEndpoints.make(transport, directory: run)
@@ -42,7 +43,7 @@ struct EndToEndBenchmarks {
         let flowd = try RoleProcess(
             "flowd",
             ["--flows", flows, "--control", endpoints.control, "--events", endpoints.events, "--log-level", "error"]
-                + state + (defaultLimits ? [] : Self.capacityLimits),
+                + state + (defaultLimits ? [] : Self.capacityLimits) + extra,
             quiet: true
         )
         try waitForFlowd(endpoints)
