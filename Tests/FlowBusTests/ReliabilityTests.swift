@@ -271,4 +271,27 @@ import Testing
             (error as? FlowBusError)?.code == .closed
         }
     }
+
+    /// A client whose flowd is gone waits for it without spinning: with one instance to try there is no failover
+    /// deadline to wake it (an orphaned `flowctl bench` spun at 175% of the cores for 26 minutes, its flowd killed).
+    @Test func aClientWhoseFlowdIsGoneWaitsWithoutSpinning() async throws {
+        let daemon = try Daemon()
+        let stepper = try await StepperClient.connect(session: "gone", name: "app", options: daemon.options())
+        #expect(daemon.process.signal(SIGKILL) != nil)
+        // Past the failover delay (half a second), while it tries to reconnect: its processor time over 2 s.
+        try await Task.sleep(for: .seconds(1))
+        let before = Self.processorSeconds()
+        try await Task.sleep(for: .seconds(2))
+        let used = Self.processorSeconds() - before
+        #expect(used < 0.25, "the client used \(used) s of processor time in 2 s without flowd")
+        await stepper.close()
+    }
+
+    /// This process's processor time so far (user and system), in seconds.
+    static func processorSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
 }

@@ -15,8 +15,9 @@ extension ConnectionLoop {
             if connected, let helloSentAt {
                 deadline = min(deadline, helloSentAt + helloRetry)
             }
-            // The moment to try the next instance of a fleet (see keepAlive).
-            if let unregisteredSince {
+            // The moment to try the next instance of a fleet (see keepAlive); with one instance there is none, and
+            // a moment past would make the loop spin while flowd is away.
+            if let unregisteredSince, failsOver {
                 deadline = min(deadline, unregisteredSince + failoverDelay)
             }
         }
@@ -82,9 +83,7 @@ extension ConnectionLoop {
         let candidates = setup.options.endpointCandidates
         // Several instances (a fleet), or one that sent the client elsewhere: the one tried does not answer, the
         // next is tried (from an instance a REDIRECT named: the one that sent it there).
-        if !registered, candidates.count > 1 || target != candidates[candidateIndex], let since = unregisteredSince,
-            now - since >= failoverDelay
-        {
+        if !registered, failsOver, let since = unregisteredSince, now - since >= failoverDelay {
             if target == candidates[candidateIndex] {
                 candidateIndex = (candidateIndex + 1) % candidates.count
             }
@@ -135,6 +134,13 @@ extension ConnectionLoop {
             setup.options.logger.info("flowd did not confirm the subscription; resyncing anyway")
             subscriptionConfirmed()
         }
+    }
+
+    /// Whether the client has another instance to try when the one it tries does not answer: several instances (a
+    /// fleet), or one a REDIRECT named (it goes back to the instance that sent it there).
+    var failsOver: Bool {
+        let candidates = setup.options.endpointCandidates
+        return candidates.count > 1 || target != candidates[candidateIndex]
     }
 
     /// How long a client with several instances to try waits for the one it tries before it tries the next.
