@@ -95,9 +95,12 @@ class Process:
 
 class Flowd(Process):
     """A real flowd with the WebSocket endpoint on a free loopback port, ipc endpoints and a state directory of its
-    own (`directory`)."""
+    own (`directory`; none when `stateless`: an instance of a fleet keeps its sessions in the fleet's database)."""
 
-    def __init__(self, directory, *extra, flows="deploy/flows/movies.yaml", env=None, websocket="127.0.0.1:0"):
+    def __init__(
+        self, directory, *extra, flows="deploy/flows/movies.yaml", env=None, websocket="127.0.0.1:0", stateless=False
+    ):
+        self.stateless = stateless
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.extra = list(extra)
@@ -111,7 +114,7 @@ class Flowd(Process):
             BIN / "flowd", "--flows", ROOT / self.flows, "--no-tcp",
             "--control", f"ipc://{self.directory}/control", "--events", f"ipc://{self.directory}/events",
             "--websocket", self.websocket_address,
-        ] + ([] if "--ephemeral" in self.extra else ["--state-dir", self.directory / "state"]) + self.extra
+        ] + ([] if "--ephemeral" in self.extra or self.stateless else ["--state-dir", self.directory / "state"]) + self.extra
         environment = dict(os.environ)
         environment.update(self.environment or {})
         super().__init__(arguments, env=environment)

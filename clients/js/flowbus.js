@@ -484,9 +484,8 @@ class Link extends EventTarget {
         this.#welcomed(body);
         return;
       case "REDIRECT":
-        // Another instance of the fleet serves the session: try the next URL.
+        // Another instance of the fleet serves the session: try the next URL (a lost connection moves on to it).
         this.lastProblem = `redirected to instance ${body.instance}`;
-        this.urlIndex += 1;
         this.#reconnect();
         return;
       case "HEARTBEAT":
@@ -522,12 +521,9 @@ class Link extends EventTarget {
     const wait = this.backoff;
     this.backoff = Math.min(this.backoff * 2, 5000);
     this.storeRetry = setTimeout(() => {
-      if (this.urls.length > 1) {
-        this.urlIndex += 1;
-        this.#reconnect();
-      } else {
-        this.#sayHello();
-      }
+      // Another instance may reach the database (a lost connection moves on to the next URL); one is asked again.
+      if (this.urls.length > 1) this.#reconnect();
+      else this.#sayHello();
     }, wait);
   }
 
