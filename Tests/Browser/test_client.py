@@ -204,3 +204,36 @@ def test_a_page_of_a_foreign_origin_cannot_connect(flowd, page, pages):
     assert code == "unreachable"
     daemon.find(r"refused a WebSocket handshake \(403\): pages of http://127\.0\.0\.1:\d+ may not connect")
     screenshot(page, "client-foreign-origin")
+
+
+def test_a_tap_made_while_flowd_is_away_goes_through_once_the_screens_are_back(flowd, page, pages):
+    # flowd restarted holds the page's screens hidden until it reports them after its snapshot: the tap waits.
+    daemon = flowd()
+    open_client(page, pages)
+    page.evaluate(
+        """async (url) => {
+          const {Stepper, Presenter} = window.flowbus;
+          window.presenter = await Presenter.connect({url, session: "away", connectTimeout: 20000});
+          const app = await Stepper.connect({url, session: "away", name: "app"});
+          await app.emit("onboardingIsRequired");
+          app.close();
+        }""",
+        daemon.url,
+    )
+    wait_until(lambda: page.evaluate("window.presenter.screens.topmostVisibleScreen()?.name") == "OnboardingIntro", 10)
+    wait_until(
+        lambda: {s["name"]: s["visibility"] for s in tree(daemon, "away")["screens"]}.get("OnboardingIntro") == "visible",
+        10,
+        "the screen reported visible",
+    )
+    daemon.kill()
+    page.evaluate(
+        """() => {
+          const intro = window.presenter.screens.visibleScreen("OnboardingIntro");
+          window.tap = window.presenter.emit("introIsComplete", {}, {from: intro.id});
+        }"""
+    )
+    daemon.restart()
+    fate = page.evaluate("window.tap")
+    assert fate["accepted"] is True, fate
+    wait_until(lambda: page.evaluate("window.presenter.screens.topmostVisibleScreen()?.name") == "OnboardingApiKey", 10)

@@ -146,6 +146,34 @@ import Testing
         await app.close()
         await presenter.presenter.close()
     }
+
+    /// A tap made while flowd is away goes through once flowd is back: flowd, restarted, holds the presenter's screens
+    /// hidden until it reports them again after its snapshot, so the step waits for that report (sent before it, it
+    /// was dropped `notVisible`: a newcomer's kiosk, twice).
+    @Test func aTapMadeWhileFlowdIsAwayGoesThroughOnceTheScreensAreBack() async throws {
+        let directory = uniqueDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = [
+            "--flows", demoFlows, "--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events",
+            "--state-dir", directory + "/state",
+        ]
+        var daemon = try Daemon(arguments: arguments)
+        let presenter = UpdateRecorder(try await PresenterClient.connect(session: "kiosk", options: daemon.options()))
+        let app = try await StepperClient.connect(session: "kiosk", name: "app", options: daemon.options())
+        #expect(try await app.emit("onboardingIsRequired").isAccepted)
+        try await presenter.wait { _ in presenter.visibleNames.last == "OnboardingIntro" }
+        let intro = try #require(presenter.presentable(named: "OnboardingIntro"))
+        try await eventually { try await daemon.visibility(of: "OnboardingIntro", session: "kiosk") == "visible" }
+
+        _ = daemon.process.signal(SIGKILL)
+        let tap = Task { try await presenter.presenter.emit(Step("introIsComplete"), from: intro) }
+        daemon = try Daemon(arguments: arguments)
+        let fate = try await tap.value
+        #expect(fate.isAccepted, "\(fate)")
+        try await presenter.wait { _ in presenter.visibleNames.last == "OnboardingApiKey" }
+        await app.close()
+        await presenter.presenter.close()
+    }
 }
 
 /// The tab a user selected belongs to the user: once reported visible it is the selected tab for the client and for

@@ -135,6 +135,11 @@ extension Daemon {
         return screen?["id"]?.intValue.map { PresentableID(UInt32($0)) }
     }
 
+    /// The visibility flowd holds for the last screen of a session named `name` (`visible`, `hidden`, `unknown`).
+    func visibility(of name: String, session: String) async throws -> String? {
+        try await screens(session: session).last { $0["name"] == .string(name) }?["visibility"]?.stringValue
+    }
+
     /// The `n` of every Tick screen of a session of the ticker flows, in placement order.
     func tickNumbers(session: String) async throws -> [Int] {
         try await screens(session: session).filter { $0["name"] == "Tick" }.compactMap {

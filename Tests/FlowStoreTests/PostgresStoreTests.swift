@@ -306,13 +306,9 @@ struct PostgresStoreTests {
         #expect(try store(url, "a").load().entries.map(\.bytes) == ["1", "2", "3"].map { Array($0.utf8) })
     }
 
-    /// A lease renewed on a connection the server closed while it restarted (between two renewals) is renewed on a
-    /// new one at once: no outage is told after the store answered again (the health check flipped twice per
-    /// restart, from outside).
-    @Test func aLeaseRenewedAfterARestartTellsNoOutage() throws {
-        let url = try server.createDatabase()
-        let availability = StoreAvailability(retryWindow: .seconds(30))
-        let a = try PostgresStore(
+    /// Instance `a` of a fleet on `url` (a minute's lease), telling `availability` whether the database answers.
+    private func instanceA(_ url: String, availability: StoreAvailability) throws -> PostgresStore {
+        try PostgresStore(
             url: url,
             instance: FleetInstance(
                 name: "a",
@@ -325,6 +321,15 @@ struct PostgresStoreTests {
             durability: .os,
             availability: availability
         )
+    }
+
+    /// A lease renewed on a connection the server closed while it restarted (between two renewals) is renewed on a
+    /// new one at once: no outage is told after the store answered again (the health check flipped twice per
+    /// restart, from outside).
+    @Test func aLeaseRenewedAfterARestartTellsNoOutage() throws {
+        let url = try server.createDatabase()
+        let availability = StoreAvailability(retryWindow: .seconds(30))
+        let a = try instanceA(url, availability: availability)
         _ = try a.load()
         let lease = try a.makeLease()
         #expect(try lease.renew() == .renewed)
@@ -337,19 +342,7 @@ struct PostgresStoreTests {
     @Test func aCommitWaitsForAServerBackAsAStandbyUntilItIsPromotedAndTellsTheOutage() throws {
         let url = try server.createDatabase()
         let availability = StoreAvailability(retryWindow: .seconds(30))
-        let a = try PostgresStore(
-            url: url,
-            instance: FleetInstance(
-                name: "a",
-                control: ["tcp://a:5860"],
-                events: ["tcp://a:5861"],
-                leaseMilliseconds: 60_000,
-                flows: "flows v1",
-                flowsFile: "/etc/a.yaml"
-            ),
-            durability: .os,
-            availability: availability
-        )
+        let a = try instanceA(url, availability: availability)
         _ = try a.load()
         try claim(["s"], by: a)
         try a.commit(group(entries: [entry("s", "1")]))

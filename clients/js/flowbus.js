@@ -53,6 +53,14 @@ function normalizedStep(value, parameters) {
   throw new FlowBusError("invalidOptions", "a step is a name and parameters: step(\"movieIsPicked\", {withId: 1})");
 }
 
+/** A deep link's steps, checked: at least one, each a step. */
+function deepLinkPath(path) {
+  if (!Array.isArray(path) || path.length === 0) {
+    throw new FlowBusError("invalidOptions", "a deep link is a list of at least one step");
+  }
+  return path.map((item) => normalizedStep(item));
+}
+
 /** The URL of the endpoint that served this module, if it was flowd's (`ws://host:port/flowbus`). */
 function defaultURL() {
   try {
@@ -636,9 +644,13 @@ function randomSuffix() {
  * order after each WELCOME and on `sequenceGap`, renumbered when flowd lost steps it had acknowledged.
  */
 class StepSender {
-  constructor(link, { maxWaiting = 1000 } = {}) {
+  constructor(link, { maxWaiting = 1000 } = {}, holdsAfterWelcome = () => false) {
     this.link = link;
     this.maxWaiting = maxWaiting;
+    /** Whether, registered again, steps wait for `release()` (a presenter's, until its screens are reported again). */
+    this.holdsAfterWelcome = holdsAfterWelcome;
+    this.held = false;
+    this.releaseTimer = undefined;
     /** Steps waiting for their fate, by sequence, in order. */
     this.waiting = new Map();
     /** Steps not numbered yet (before the first WELCOME). */
@@ -661,8 +673,17 @@ class StepSender {
     return this.waiting.size + this.unnumbered.length;
   }
 
-  /** Queues a STEP or DEEPLINK body (without its sequence); resolves with its fate. */
-  submit(type, body, session) {
+  /**
+   * Queues a STEP or DEEPLINK whose body (without its sequence) `make` builds; resolves with its fate. A body that
+   * cannot be made (a step of the wrong form) rejects at once, and takes no number.
+   */
+  submit(type, make, session) {
+    let body;
+    try {
+      body = make();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (this.link.closed) return Promise.reject(new FlowBusError("closed", "the client is closed"));
     if (this.count >= this.maxWaiting) {
       return Promise.reject(new FlowBusError("queueFull", `${this.maxWaiting} steps wait for their fate already`));
@@ -671,7 +692,7 @@ class StepSender {
       const entry = { type, body, session, resolve, reject, sequence: undefined };
       if (this.numbered) {
         this.#number(entry);
-        if (this.link.registered) this.#send(entry);
+        if (this.link.registered && !this.held) this.#send(entry);
       } else {
         this.unnumbered.push(entry);
       }
@@ -708,6 +729,24 @@ class StepSender {
     this.numbered = true;
     for (const entry of this.unnumbered.splice(0)) this.#number(entry);
     this.byMessage.clear();
+    // A presenter registered again: flowd holds its screens hidden until it reports them after its snapshot, and a
+    // step sent as one of them before would be dropped notVisible. They wait for that report (a heartbeat timeout
+    // at most).
+    this.held = this.holdsAfterWelcome();
+    clearTimeout(this.releaseTimer);
+    if (this.held) {
+      this.releaseTimer = setTimeout(() => this.release(), this.link.heartbeatTimeout);
+      return;
+    }
+    for (const entry of this.waiting.values()) this.#send(entry);
+  }
+
+  /** Sends, in order, what waited for the screens to be reported again. */
+  release() {
+    if (!this.held) return;
+    this.held = false;
+    clearTimeout(this.releaseTimer);
+    if (!this.link.registered) return;
     for (const entry of this.waiting.values()) this.#send(entry);
   }
 
@@ -726,7 +765,7 @@ class StepSender {
     if (sequence === undefined) return;
     this.byMessage.delete(header.correlation);
     if (body.code === "sequenceGap") {
-      for (const entry of this.waiting.values()) this.#send(entry);
+      if (!this.held) for (const entry of this.waiting.values()) this.#send(entry);
       return;
     }
     if (body.code === "notRegistered" || body.code === "flood") return;
@@ -782,21 +821,12 @@ export class Stepper extends EventTarget {
 
   /** Emits a step (`emit("movieIsPicked", {withId: 1})` or `emit(step(...))`); resolves with its fate. */
   emit(name, parameters) {
-    let value;
-    try {
-      value = normalizedStep(name, parameters);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.steps.submit("STEP", { step: value }, this.link.session);
+    return this.steps.submit("STEP", () => ({ step: normalizedStep(name, parameters) }), this.link.session);
   }
 
   /** Sends a deep link (steps for every flow, parents first); resolves with its fate. */
   deepLink(path) {
-    if (!Array.isArray(path) || path.length === 0) {
-      return Promise.reject(new FlowBusError("invalidOptions", "a deep link is a list of at least one step"));
-    }
-    return this.steps.submit("DEEPLINK", { path: path.map((s) => normalizedStep(s)) }, this.link.session);
+    return this.steps.submit("DEEPLINK", () => ({ path: deepLinkPath(path) }), this.link.session);
   }
 
   /** Sets (or with `null` removes) a value adapt rules read; resolves once set. */
@@ -819,7 +849,7 @@ export class Presenter extends EventTarget {
   constructor(options) {
     super();
     this.link = new Link(options, "presenter");
-    this.steps = new StepSender(this.link, options);
+    this.steps = new StepSender(this.link, options, () => this.showedSomething);
     this.autoReport = (options.reportsVisibility ?? "auto") === "auto";
     /** The screens as applied. */
     this.screens = new ScreenTree();
@@ -971,6 +1001,8 @@ export class Presenter extends EventTarget {
     this.reportedVisible = visible;
     if (hidden.length > 0) this.link.send("VISIBILITY", { visibility: "hidden", presentables: hidden });
     if (appeared.length > 0) this.link.send("VISIBILITY", { visibility: "visible", presentables: appeared });
+    // The screens are reported again after a snapshot: the steps that waited for it go now, after the report.
+    if (this.synced) this.steps.release();
   }
 
   /**
@@ -1003,17 +1035,18 @@ export class Presenter extends EventTarget {
 
   /** Emits a step as one of this presenter's screens (`from`: its presentable id); resolves with its fate. */
   emit(name, parameters, { from } = {}) {
-    let value;
-    try {
-      value = normalizedStep(name, parameters);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (typeof from !== "number") {
-      return Promise.reject(new FlowBusError("invalidOptions", "a presenter emits as one of its screens: {from: id}"));
-    }
-    return this.steps.submit("STEP", { step: value, presentable: from }, this.link.session);
+    return this.steps.submit(
+      "STEP",
+      () => {
+        if (typeof from !== "number") {
+          throw new FlowBusError("invalidOptions", "a presenter emits as one of its screens: {from: id}");
+        }
+        return { step: normalizedStep(name, parameters), presentable: from };
+      },
+      this.link.session,
+    );
   }
+
 
   /** Asks for a snapshot now (the page lost track of its screens); an update with reason "snapshot" follows. */
   resync() {
@@ -1077,20 +1110,18 @@ export class Inspector extends EventTarget {
 
   /** Emits a step into `session`, as its stepper of this inspector's name, or as screen `as`; resolves with its fate. */
   emit(name, parameters, { session, as } = {}) {
-    let value;
-    try {
-      value = normalizedStep(name, parameters);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const body = { step: value };
-    if (as !== undefined) body.presentable = as;
-    return this.steps.submit("STEP", body, session ?? this.link.session);
+    const make = () => {
+      const body = { step: normalizedStep(name, parameters) };
+      if (as !== undefined) body.presentable = as;
+      return body;
+    };
+    return this.steps.submit("STEP", make, session ?? this.link.session);
   }
+
 
   /** Sends a deep link into `session`; resolves with its fate. */
   deepLink(path, { session } = {}) {
-    return this.steps.submit("DEEPLINK", { path: path.map((s) => normalizedStep(s)) }, session ?? this.link.session);
+    return this.steps.submit("DEEPLINK", () => ({ path: deepLinkPath(path) }), session ?? this.link.session);
   }
 
   close() {

@@ -122,9 +122,17 @@ extension ConnectionLoop {
     /// Sends again what has waited too long for an answer (a message dropped on the way: a full queue, a flood
     /// refusal). flowd applies a step once whatever the number of copies.
     private func retransmit(olderThan moment: ContinuousClock.Instant) {
-        let overdue = inFlight.compactMap { sequence, step in (step.sentAt ?? moment) < moment ? sequence : nil }
-        for sequence in overdue.sorted() {
-            transmit(sequence)
+        // A presenter's steps that wait for its screens to be reported again wait a heartbeat timeout at most (an
+        // application that never reports): then they go as they are.
+        if holdsScreenSteps {
+            if let since = screenStepsHeldSince, since < moment {
+                releaseScreenSteps()
+            }
+        } else {
+            let overdue = inFlight.compactMap { sequence, step in (step.sentAt ?? moment) < moment ? sequence : nil }
+            for sequence in overdue.sorted() {
+                transmit(sequence)
+            }
         }
         if snapshotReason != nil, let requested = snapshotRequestedAt, requested < moment {
             sendSnapshotRequest()

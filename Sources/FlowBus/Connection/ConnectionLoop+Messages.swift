@@ -71,8 +71,12 @@ extension ConnectionLoop {
             )
         }
         sequenceOfMessage = [:]
-        for sequence in inFlight.keys.sorted() {
-            transmit(sequence)
+        // A presenter's steps wait for its screens to be reported again (after the snapshot asked for below).
+        holdsScreenSteps = setup.role == .presenter && reportsVisibility
+        if !holdsScreenSteps {
+            for sequence in inFlight.keys.sorted() {
+                transmit(sequence)
+            }
         }
         for (message, session) in unsent {
             send(message, session: session)

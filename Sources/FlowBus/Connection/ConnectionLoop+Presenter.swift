@@ -129,6 +129,19 @@ extension ConnectionLoop {
         if !appeared.isEmpty {
             queueOrSend(.visibility(VisibilityReport(visibility: .visible, presentables: appeared)))
         }
+        // The screens are reported again after a snapshot: the steps sent as them go now, after the report.
+        if snapshotReason == nil {
+            releaseScreenSteps()
+        }
+    }
+
+    /// Sends the steps that waited for the screens to be reported again, in order.
+    func releaseScreenSteps() {
+        guard holdsScreenSteps, registered else { return }
+        holdsScreenSteps = false
+        for sequence in inFlight.keys.sorted() {
+            transmit(sequence)
+        }
     }
 
     /// A tab the application reports visible is the one its user selected: flowd's screen tree follows (the same

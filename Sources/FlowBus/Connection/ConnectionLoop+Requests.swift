@@ -96,7 +96,7 @@ extension ConnectionLoop {
                 session: outbound.session ?? setup.session,
                 fate: fate
             )
-            if registered {
+            if registered && !holdsScreenSteps {
                 transmit(lastSequence)
             }
         case .send(let message, let session):

@@ -105,6 +105,13 @@ final class ConnectionLoop {
     var reportsVisibility = false
     /// Whether a snapshot was applied already (the run of flowd it came from is known).
     var hasBuilt: Bool { epoch != nil }
+    /// A presenter registered again: flowd holds its screens hidden until it reports them after the snapshot (a
+    /// restarted flowd, a lost presenter), so the steps it sends as them wait until that report, else each would be
+    /// dropped `notVisible` (a tap made while flowd was away).
+    var holdsScreenSteps = false {
+        didSet { screenStepsHeldSince = holdsScreenSteps ? clock.now : nil }
+    }
+    var screenStepsHeldSince: ContinuousClock.Instant?
 
     /// Runs a connection on the calling thread until it is closed (or never reaches flowd).
     static func run(_ connection: BusConnection, registered: PendingReply<Void>) {

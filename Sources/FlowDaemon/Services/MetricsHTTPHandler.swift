@@ -69,31 +69,14 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         contentType: String,
         body: [UInt8]
     ) {
-        let keepAlive = head.isKeepAlive
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: "\(body.count)")
-        if !keepAlive {
-            headers.add(name: "Connection", value: "close")
-        }
-        if status == .methodNotAllowed {
-            headers.add(name: "Allow", value: "GET, HEAD")
-        }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
-            promise: nil
+        HTTPReply.send(
+            context: context,
+            to: head,
+            status: status,
+            contentType: contentType,
+            body: body,
+            headers: status == .methodNotAllowed ? [("Allow", "GET, HEAD")] : []
         )
-        if head.method != .HEAD {
-            context.write(
-                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
-                promise: nil
-            )
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
     }
 
     /// A connection silent for the idle timeout is closed.

@@ -74,30 +74,18 @@ final class WebSocketHTTPHandler: ChannelInboundHandler, RemovableChannelHandler
             answer = (.notFound, text, Array("not found: flowd serves \(served) here\n".utf8))
         }
         let (status, contentType, body) = answer
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: "\(body.count)")
-        headers.add(name: "Access-Control-Allow-Origin", value: "*")
-        headers.add(name: "Cache-Control", value: "no-cache")
-        headers.add(name: "X-Content-Type-Options", value: "nosniff")
-        if !head.isKeepAlive || status != .ok {
-            headers.add(name: "Connection", value: "close")
-        }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
-            promise: nil
+        HTTPReply.send(
+            context: context,
+            to: head,
+            status: status,
+            contentType: contentType,
+            body: body,
+            headers: [
+                ("Access-Control-Allow-Origin", "*"), ("Cache-Control", "no-cache"),
+                ("X-Content-Type-Options", "nosniff"),
+            ],
+            keepAlive: head.isKeepAlive && status == .ok
         )
-        if head.method != .HEAD {
-            context.write(
-                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
-                promise: nil
-            )
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !head.isKeepAlive || status != .ok {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import TestSupport
 
 /// The same load through flowd over WebSocket and over ZeroMQ (tcp), in one run, against one flowd, with clients as
 /// lean on both sides (`flowbench-anchor`'s C stepper and presenter: pre-encoded messages, no client library):
@@ -10,7 +10,7 @@ struct WebSocketBenchmarks {
     let quick: Bool
 
     func results() throws -> [Result] {
-        let port = try Self.freePort()
+        let port = freeLoopbackPort()
         // A long heartbeat timeout: the lean clients answer pings only while they read.
         let (flowd, endpoints) = try endToEnd.startFlowd(
             "tcp",
@@ -116,7 +116,7 @@ struct WebSocketBenchmarks {
 
     /// flowd's resident memory per idle WebSocket peer: registered inspectors, each its own connection.
     private func idleMemory() throws -> Result {
-        let port = try Self.freePort()
+        let port = freeLoopbackPort()
         let (flowd, _) = try endToEnd.startFlowd(
             "tcp",
             ephemeral: true,
@@ -141,24 +141,5 @@ struct WebSocketBenchmarks {
     private func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
-
-    /// A free loopback port (bound, then closed: flowd binds it a moment later).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BenchFailure("no socket for a free port") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw BenchFailure("cannot bind a free port") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
