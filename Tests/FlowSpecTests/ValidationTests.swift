@@ -29,6 +29,45 @@ import Testing
         #expect(spec.summary == "1 flow, 1 step, 1 screen")
     }
 
+    /// A step a flow ends with need not be handled: it goes to the flow that started the ending one, which may act
+    /// on it or not (a newcomer's help flow ending with `helpIsClosed` was refused with "remove it", which would
+    /// have broken the `end:`). A step nothing handles and nothing ends with is still refused.
+    @Test func aStepAFlowEndsWithNeedNotBeHandled() throws {
+        let yaml = """
+            version: 1
+            session:
+              root: Main
+            steps:
+              helpIsRequired: {}
+              helpIsDone: {}
+              helpIsClosed: {}
+              neverUsed: {}
+            flows:
+              Main:
+                root: { stack: main }
+                on:
+                  helpIsRequired:
+                    - start: Help
+                      as: present
+              Help:
+                root: { stack: help }
+                on:
+                  helpIsDone:
+                    - end: helpIsClosed
+            """
+        #expect(found(yaml) == ["8:3 unhandledStep"])
+        #expect(problems(yaml).first?.message.contains("'neverUsed'") == true)
+    }
+
+    /// A misspelt stepper key is one mistake, said once (it was also said as "exactly one of named, one,
+    /// composite").
+    @Test func aMisspeltStepperKeyIsOneProblem() {
+        let yaml = valid.replacingOccurrences(of: "  root: Main", with: "  root: Main\n  stepper: { name: kiosk }")
+        let said = problems(yaml)
+        #expect(said.count == 1, "\(said.map(\.message))")
+        #expect(said.first?.message.contains("did you mean 'named'?") == true)
+    }
+
     @Test func unknownKeysAreReportedWithTheClosestKnownKey() {
         let yaml = valid.replacingOccurrences(of: "    root: { stack: main }", with: "    rot: { stack: main }")
         let diagnostics = problems(yaml)

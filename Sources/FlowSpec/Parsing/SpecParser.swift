@@ -394,10 +394,11 @@ struct SpecParser {
                 return nil
             }
         }
-        guard let entries = reader.entries(node, in: "a stepper", allowed: ["named", "one", "composite"]),
-            entries.count == 1
-        else {
-            if case .mapping = node {
+        let entries = reader.entries(node, in: "a stepper", allowed: ["named", "one", "composite"])
+        guard let entries, entries.count == 1 else {
+            // Unknown keys were said already (with the closest known one): one mistake, one problem.
+            let unknownOnly = entries?.isEmpty == true && (node.mapping?.count ?? 0) > 0
+            if case .mapping = node, !unknownOnly {
                 reader.report(.wrongType, at: node, "a stepper mapping has exactly one of named, one, composite")
             }
             return nil

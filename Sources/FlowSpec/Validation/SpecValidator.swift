@@ -102,15 +102,31 @@ struct SpecValidator {
         )
     }
 
+    /// Every declared step is handled by some flow, but a step a flow ends with (`end:`): it goes to the flow that
+    /// started it, which may act on it or not (as RxFlow's parent flows may ignore a step a child ends with; the
+    /// movie app's settings end with `settingsAreComplete`, which their parent does not handle).
     private mutating func checkEveryStepIsHandled() {
         let handled = Set(spec.flows.flatMap { $0.handlers.map(\.step) })
-        for step in spec.steps where !handled.contains(step.name) {
+        let endings = Set(endingSteps())
+        for step in spec.steps where !handled.contains(step.name) && !endings.contains(step.name) {
             report(
                 .unhandledStep,
                 at: step.location,
                 "step '\(step.name)' is handled by no flow, so it would always be navigated to nothing; "
                     + "handle it under some flow's 'on:' or remove it"
             )
+        }
+    }
+
+    /// The steps flows end with (`end:`).
+    private func endingSteps() -> [String] {
+        spec.flows.flatMap { flow in
+            flow.handlers.flatMap { handler in
+                handler.actions.compactMap { action -> String? in
+                    guard case .end(let template) = action.kind else { return nil }
+                    return template.name
+                }
+            }
         }
     }
 
