@@ -75,7 +75,12 @@ def test_a_presenter_draws_reports_and_flowd_holds_the_same_screens(flowd, page,
           const intro = presenter.screens.topmostVisibleScreen();
           const fate = await presenter.emit("introIsComplete", {}, {from: intro.id});
           await until(() => presenter.screens.topmostVisibleScreen()?.name === "OnboardingApiKey");
-          return {fate, outline: presenter.screens.toString(), updates,
+          // What the page says the user closed must be on screen, as ids (tried: a number alone, an unknown id).
+          const mistakes = [];
+          for (const wrong of [5, [999]]) {
+            try { presenter.dismissed(wrong); mistakes.push("taken"); } catch (error) { mistakes.push(error.code); }
+          }
+          return {fate, outline: presenter.screens.toString(), updates, mistakes,
                   visible: presenter.screens.visible().map((node) => node.name)};
         }""",
         daemon.url,
@@ -83,6 +88,7 @@ def test_a_presenter_draws_reports_and_flowd_holds_the_same_screens(flowd, page,
     assert result["fate"]["accepted"] is True
     assert "OnboardingApiKey" in result["visible"]
     assert result["updates"][0] == "navigation"
+    assert result["mistakes"] == ["invalidOptions", "commandDoesNotFit"]
 
     # flowd's tree says what the page shows: the same screens, the visible ones visible.
     def agrees():

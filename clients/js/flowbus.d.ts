@@ -99,10 +99,16 @@ export interface ScreenNode {
   flow?: number;
   parent?: number;
   placement: "windowRoot" | "stackItem" | "tab" | "master" | "detail" | "modal";
+  /** A stack's items (bottom first) or a tab container's tabs, by presentable id. */
   items: number[];
+  /** The selected tab: an index into `items`. */
   selectedTab?: number;
   master?: number;
   detail?: number;
+  /**
+   * The modal presented over this presentable. A modal covers the whole window, as on a device: everything under
+   * it, tab bars and back buttons included, is covered (`visible()` leaves it out).
+   */
   presented?: number;
 }
 
@@ -165,6 +171,7 @@ export declare class Presenter extends EventTarget {
   readonly name: string;
   readonly screens: ScreenTree;
   reportVisibility(): void;
+  /** The user closed these screens (ids of screens on screen; otherwise it throws `commandDoesNotFit`). */
   dismissed(presentables: number[]): void;
   selectTab(tabs: number, index: number): void;
   emit(name: string, parameters: { [name: string]: JSONValue } | undefined, options: { from: number }): Promise<Fate>;

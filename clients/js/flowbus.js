@@ -1010,7 +1010,14 @@ export class Presenter extends EventTarget {
    * what they hold; an `update` with reason "user" follows.
    */
   dismissed(presentables) {
-    const known = presentables.filter((id) => this.screens.get(id));
+    if (!Array.isArray(presentables) || !presentables.every((id) => typeof id === "number")) {
+      throw new FlowBusError("invalidOptions", "dismissed takes a list of presentable ids: dismissed([node.id])");
+    }
+    const unknown = presentables.filter((id) => !this.screens.get(id));
+    if (unknown.length > 0) {
+      throw new FlowBusError("commandDoesNotFit", `dismissed: ${unknown.join(", ")} not on screen`);
+    }
+    const known = presentables;
     if (known.length === 0) return;
     this.link.send("VISIBILITY", { visibility: "dismissed", presentables: known });
     const screens = this.screens.copy();

@@ -6,7 +6,7 @@ public struct WebSocketSettings: Sendable, Hashable {
     /// Where it listens.
     public var address: MetricsAddress
     /// The origins whose pages may connect (`https://kiosk.example`, `http://localhost:8080`), or `["*"]` for every
-    /// one; `nil`: pages served from a loopback host (`localhost`, `127.0.0.1`, `[::1]`) only. A client that sends no
+    /// one; `nil`: pages served from a loopback host (`localhost`, `127.x.x.x`, `[::1]`) only. A client that sends no
     /// Origin (not a browser) is not concerned.
     public var origins: [String]?
     /// The tokens peers authenticate with, each mapped to an id and a grant; empty: no token is asked for, and only

@@ -219,8 +219,7 @@ public final class DaemonServer: Sendable {
                     assets: webAssets,
                     tokens: webSocketTokens,
                     logger: logger
-                ),
-                logger: logger
+                )
             )
         }
         defer { webSockets?.stop() }
@@ -228,7 +227,11 @@ public final class DaemonServer: Sendable {
         if let webSockets {
             let address = webSockets.address
             boundWebSocket.withLock { $0 = address }
-            webSocketText = " websocket ws://\(address)\(WebSocketText.path)"
+            let settings = configuration.webSocket
+            let tokens = settings?.tokens.count ?? 0
+            let who = tokens > 0 ? "\(tokens) token\(tokens == 1 ? "" : "s")" : "no tokens: this machine only"
+            let pages = settings?.origins.map { "pages of \($0.joined(separator: ", "))" } ?? "pages of loopback hosts"
+            webSocketText = " websocket ws://\(address)\(WebSocketText.path) (\(who); \(pages))"
         }
         let controlList = bound.control.joined(separator: " ")
         let eventsList = bound.events.joined(separator: " ")

@@ -1,5 +1,4 @@
 import FlowWire
-import Logging
 
 /// flowd's WebSocket peers as its loop sees them, on the loop's thread: the open connections by id, their
 /// subscriptions, and what each is sent in the turn.
@@ -13,7 +12,6 @@ import Logging
 /// and everything else are the coordinator's, the same for both transports.
 final class WebSocketPeers {
     private let endpoint: WebSocketEndpoint
-    private let logger: Logger
     /// The open connections, by serial.
     private var connections: [Int: WebSocketConnection] = [:]
     /// The connection that holds each id (the last one opened under it).
@@ -29,9 +27,8 @@ final class WebSocketPeers {
     /// The longest topic a subscription names: a family, the longest session id and name, and slashes.
     static let maxTopicLength = 4 + 2 * WireLimits.maxIdentifierLength + 1
 
-    init(endpoint: WebSocketEndpoint, logger: Logger) {
+    init(endpoint: WebSocketEndpoint) {
         self.endpoint = endpoint
-        self.logger = logger
     }
 
     /// How many connections are open.
