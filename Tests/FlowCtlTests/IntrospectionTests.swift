@@ -22,7 +22,7 @@ import Testing
         #expect(table.name == "WishlistTable" && table.visibility == .hidden)
         let picked = try #require(table.steps.first { $0.step == "movieIsPicked" })
         #expect(picked.passes == false && picked.reason == "notVisible")
-        #expect(picked.remedy?.contains("report the presentable visible") == true)
+        #expect(picked.remedy?.contains("reported visible by its presenter") == true)
         #expect(picked.parameters == ["withId": "int"])
         #expect(picked.actions == ["WishlistFlow: show MovieDetail(movieId: $withId)"])
         // The visible movie: its steps would pass.

@@ -100,7 +100,7 @@ import Testing
             from: "kiosk/main"
         )
         #expect(fate(hidden)?.reason == "notVisible")
-        #expect(fate(hidden)?.remedy?.contains("report the presentable visible") == true)
+        #expect(fate(hidden)?.remedy?.contains("reported visible by its presenter") == true)
         _ = bus.send(.visibility(VisibilityReport(visibility: .visible, presentables: [intro])), from: "kiosk/main")
         let visible = bus.send(
             .step(StepMessage(step: Step("introIsComplete"), sequence: 2, presentable: intro)),

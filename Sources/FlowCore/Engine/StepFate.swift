@@ -91,7 +91,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     public var remedy: String {
         switch self {
         case .notVisible:
-            "have the presenter report the presentable visible first, or contribute it with allowStepWhenNotPresented"
+            "send it from a screen the user sees: one covered by another (under a modal, on another tab, below a pushed screen) takes steps again once uncovered and reported visible by its presenter; or contribute it with allowStepWhenNotPresented"
         case .dismissed:
             "contribute it with allowStepWhenDismissed to keep taking its steps after a dismissal"
         case .unboundStepper:
