@@ -789,11 +789,36 @@ async function registered(link) {
 
 // MARK: Roles
 
-/** A stepper: emits steps into its session and gets each one's fate. */
-export class Stepper extends EventTarget {
-  constructor(options) {
+/** What every role shares: its connection, its id, session and name, and closing. */
+class Peer extends EventTarget {
+  constructor(options, role) {
     super();
-    this.link = new Link(options, "stepper");
+    this.link = new Link(options, role);
+  }
+
+  /** The connection's id (`<session>/<name>` unless given). */
+  get id() {
+    return this.link.id;
+  }
+  /** The session it works in, if any. */
+  get session() {
+    return this.link.session;
+  }
+  /** Its name in the session. */
+  get name() {
+    return this.link.name;
+  }
+
+  /** Says BYE and closes (a presenter's screens become hidden at once). */
+  close() {
+    this.link.close();
+  }
+}
+
+/** A stepper: emits steps into its session and gets each one's fate. */
+export class Stepper extends Peer {
+  constructor(options) {
+    super(options, "stepper");
     this.steps = new StepSender(this.link, options);
     forward(this.link, this, ["state", "failed", "lostSteps"]);
   }
@@ -805,15 +830,6 @@ export class Stepper extends EventTarget {
     return stepper;
   }
 
-  get id() {
-    return this.link.id;
-  }
-  get session() {
-    return this.link.session;
-  }
-  get name() {
-    return this.link.name;
-  }
   /** How many steps wait for their fate. */
   get waitingSteps() {
     return this.steps.count;
@@ -833,11 +849,6 @@ export class Stepper extends EventTarget {
   async setSessionData(key, value) {
     await this.link.request("SESSION_DATA", { key, value });
   }
-
-  /** Says BYE and closes. */
-  close() {
-    this.link.close();
-  }
 }
 
 /**
@@ -845,10 +856,9 @@ export class Stepper extends EventTarget {
  * `{reason: "snapshot" | "navigation", commands, screens, sequence, flow, step}`); once they are drawn, the client
  * reports what the window shows (`reportsVisibility: "auto"`, the default), or you call `reportVisibility()`.
  */
-export class Presenter extends EventTarget {
+export class Presenter extends Peer {
   constructor(options) {
-    super();
-    this.link = new Link(options, "presenter");
+    super(options, "presenter");
     this.steps = new StepSender(this.link, options, () => this.showedSomething);
     this.autoReport = (options.reportsVisibility ?? "auto") === "auto";
     /** The screens as applied. */
@@ -889,16 +899,6 @@ export class Presenter extends EventTarget {
       presenter.link.addEventListener("failed", (event) => reject(event.detail), { once: true });
     });
     return presenter;
-  }
-
-  get id() {
-    return this.link.id;
-  }
-  get session() {
-    return this.link.session;
-  }
-  get name() {
-    return this.link.name;
   }
 
   #published({ topic, type, body }) {
@@ -1054,17 +1054,11 @@ export class Presenter extends EventTarget {
     );
   }
 
-
   /** Asks for a snapshot now (the page lost track of its screens); an update with reason "snapshot" follows. */
   resync() {
     this.synced = false;
     this.snapshotAsked = false;
     this.#askSnapshotWhenReady();
-  }
-
-  /** Says BYE (its screens become hidden at once) and closes. */
-  close() {
-    this.link.close();
   }
 }
 
@@ -1072,10 +1066,9 @@ export class Presenter extends EventTarget {
  * An inspector: asks flowd's queries, watches sessions (the inspection stream, batched), and may act in a session
  * (emit as a stepper or as one of its screens, deep links, session data) when its grant allows.
  */
-export class Inspector extends EventTarget {
+export class Inspector extends Peer {
   constructor(options) {
-    super();
-    this.link = new Link(options, "inspector");
+    super(options, "inspector");
     this.steps = new StepSender(this.link, options);
     forward(this.link, this, ["state", "failed"]);
     this.link.addEventListener("published", (event) => {
@@ -1090,10 +1083,6 @@ export class Inspector extends EventTarget {
     const inspector = new Inspector(options);
     await registered(inspector.link);
     return inspector;
-  }
-
-  get id() {
-    return this.link.id;
   }
 
   /** Asks a query (`tree`, `sessions`, `drops`, `steps`, `stats`, `flows`...); resolves with its result. */
@@ -1125,14 +1114,9 @@ export class Inspector extends EventTarget {
     return this.steps.submit("STEP", make, session ?? this.link.session);
   }
 
-
   /** Sends a deep link into `session`; resolves with its fate. */
   deepLink(path, { session } = {}) {
     return this.steps.submit("DEEPLINK", () => ({ path: deepLinkPath(path) }), session ?? this.link.session);
-  }
-
-  close() {
-    this.link.close();
   }
 }
 
@@ -1140,13 +1124,12 @@ export class Inspector extends EventTarget {
  * A guard: answers flowd's questions about steps (`requires:` rules of a flow file). `decide(question)` gets
  * `{question, guardName, subject, step, deadline, session}` and returns (or resolves to) whether the step may pass.
  */
-export class Guard extends EventTarget {
+export class Guard extends Peer {
   constructor(options) {
-    super();
     if (typeof options.decide !== "function") {
       throw new FlowBusError("invalidOptions", "a guard decides: {decide: (question) => true}");
     }
-    this.link = new Link(options, "guard");
+    super(options, "guard");
     this.decide = options.decide;
     forward(this.link, this, ["state", "failed"]);
     this.link.addEventListener("control", async (event) => {
@@ -1166,10 +1149,6 @@ export class Guard extends EventTarget {
     const guard = new Guard(options);
     await registered(guard.link);
     return guard;
-  }
-
-  close() {
-    this.link.close();
   }
 }
 
