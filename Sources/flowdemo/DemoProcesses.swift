@@ -29,6 +29,12 @@ final class DemoProcesses: Sendable {
     let runtime: String
     let removesRuntime: Bool
     private let children = Mutex<[Child]>([])
+    /// Set once every process is being stopped: nothing is started after (a supervisor restarting flowd would leave
+    /// one behind).
+    private let stopping = Mutex(false)
+
+    /// Whether the demo is stopping its processes.
+    var isStopping: Bool { stopping.withLock { $0 } }
 
     init(runtime: String, removesRuntime: Bool) {
         directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -62,6 +68,7 @@ final class DemoProcesses: Sendable {
         input: Bool = true,
         quiet: Bool = false
     ) throws -> Child {
+        guard !isStopping else { throw DemoFailure("the demo is stopping: \(name) is not started") }
         let process = Process()
         process.executableURL = directory.appendingPathComponent(executable)
         process.arguments = arguments
@@ -73,6 +80,11 @@ final class DemoProcesses: Sendable {
         try process.run()
         let child = Child(name: name, process: process, input: pipe)
         children.withLock { $0.append(child) }
+        // Started while the demo began to stop: stopped at once, not left behind.
+        if isStopping {
+            stop(child)
+            throw DemoFailure("the demo is stopping: \(name) is not started")
+        }
         return child
     }
 
@@ -114,6 +126,7 @@ final class DemoProcesses: Sendable {
 
     /// Stops every child, last started first, and removes the runtime directory if the demo made it.
     func stopAll() {
+        stopping.withLock { $0 = true }
         for child in children.withLock({ $0 }).reversed() {
             stop(child)
         }

@@ -97,7 +97,9 @@ struct Web: AsyncParsableCommand {
         // flowd is kept running, as a supervisor would: killed, it is started again on the same state.
         while true {
             try await Task.sleep(for: .milliseconds(100))
-            guard !flowd.process.isRunning else { continue }
+            // Stopping (Ctrl-C): flowd ends with the rest and is not started again; the signal's handler exits once
+            // every process is stopped.
+            guard !processes.isStopping, !flowd.process.isRunning else { continue }
             Self.say("flowd stopped (status \(flowd.process.terminationStatus)); starting it again")
             processes.forget(flowd)
             do {

@@ -28,6 +28,11 @@ def demo(tmp_path):
     except subprocess.TimeoutExpired:
         os.killpg(process.process.pid, signal.SIGKILL)
         process.process.wait()
+    # The demo stopped every process it started (flowd too, though it restarts a flowd that dies): none is left.
+    leftover = subprocess.run(["pgrep", "-f", str(runtime)], capture_output=True, text=True).stdout.split()
+    for pid in leftover:
+        os.kill(int(pid), signal.SIGKILL)
+    assert leftover == [], "processes the demo left behind"
 
 
 def visible_screen(page):
