@@ -33,6 +33,8 @@ public final class StoreAvailability: Sendable {
         /// The outage each caller sees.
         var outages: [Caller: Outage] = [:]
         var abandoned = false
+        /// How many outages began (a caller's first failure while none was under way).
+        var begun = 0
 
         /// The outage under way: since the earliest caller's began, with the last reason told.
         var outage: Outage? {
@@ -56,12 +58,20 @@ public final class StoreAvailability: Sendable {
         state.withLock { $0.outage }
     }
 
+    /// How many outages began since this availability was made (a brief one, over before anyone looked, counts).
+    public var outagesBegun: Int {
+        state.withLock { $0.begun }
+    }
+
     /// A call of `caller` failed because the store cannot be reached or cannot take writes now; the outage starts
     /// here unless one is under way.
     public func failed(_ reason: String, by caller: Caller = .journal) {
         let now = ContinuousClock.now
         state.withLock { state in
             if state.outages[caller] == nil {
+                if state.outages.isEmpty {
+                    state.begun += 1
+                }
                 state.outages[caller] = Outage(since: now, sinceWall: Date(), reason: reason, told: now)
             } else {
                 state.outages[caller]?.reason = reason

@@ -336,7 +336,23 @@ struct PostgresStoreTests {
         server.stop()
         try server.start()
         #expect(try lease.renew() == .renewed)
-        #expect(availability.outage == nil)
+        #expect(availability.outagesBegun == 0)
+    }
+
+    /// The same for the journal: a commit on a connection the server closed while it restarted (nothing was written
+    /// meanwhile) goes through on a new connection, and no outage is told.
+    @Test func aCommitAfterARestartTellsNoOutage() throws {
+        let url = try server.createDatabase()
+        let availability = StoreAvailability(retryWindow: .seconds(30))
+        let a = try instanceA(url, availability: availability)
+        _ = try a.load()
+        try claim(["s"], by: a)
+        try a.commit(group(entries: [entry("s", "1")]))
+        server.stop()
+        try server.start()
+        try a.commit(group(entries: [entry("s", "2")]))
+        #expect(availability.outagesBegun == 0)
+        #expect(try store(url, "a").load().entries.map(\.bytes) == ["1", "2"].map { Array($0.utf8) })
     }
 
     @Test func aCommitWaitsForAServerBackAsAStandbyUntilItIsPromotedAndTellsTheOutage() throws {

@@ -62,6 +62,35 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         counts.durability = durability.rawValue
     }
 
+    /// One connection to `url`, set up for the journal (its commits' durability, its transactions' time limit), or
+    /// an error; a standby in recovery is refused.
+    static func openOnce(
+        _ url: String,
+        durability: Durability,
+        idleTransactionLimit: Int64
+    ) throws(StoreError) -> PostgresConnection {
+        let connection = try PostgresConnection(url: url)
+        let recovering = try connection.run("SELECT pg_is_in_recovery()")
+        if recovering.count == 1 && recovering.boolean(0, 0) {
+            throw StoreError(
+                .unavailable,
+                "PostgreSQL at \(connection.location) is a standby in recovery (read-only): waiting for it to be promoted"
+            )
+        }
+        // What a commit waits for. `fsync`: the server's disk and its synchronous standbys (`on`). `os`: the
+        // server's own disk (`local`): a commit survives flowd and the server killed at any moment. `off`:
+        // nothing (`off`): a crash of the server may lose the last commits, never leaving the journal
+        // inconsistent.
+        let commit = ["fsync": "on", "os": "local", "off": "off"][durability.rawValue] ?? "on"
+        try connection.execute(
+            """
+            SET synchronous_commit = \(commit); SET client_min_messages = warning;
+            SET idle_in_transaction_session_timeout = \(max(100, idleTransactionLimit))
+            """
+        )
+        return connection
+    }
+
     /// A connection set up for this store's durability, retried while the server cannot be reached.
     /// - Parameter idleTransactionLimit: how long the server lets a transaction of this connection sit idle before
     ///   it ends the connection (milliseconds): an instance paused in the middle of a transaction must not keep the
@@ -79,25 +108,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         var told = false
         while true {
             do throws(StoreError) {
-                let connection = try PostgresConnection(url: url)
-                let recovering = try connection.run("SELECT pg_is_in_recovery()")
-                if recovering.count == 1 && recovering.boolean(0, 0) {
-                    throw StoreError(
-                        .unavailable,
-                        "PostgreSQL at \(connection.location) is a standby in recovery (read-only): waiting for it to be promoted"
-                    )
-                }
-                // What a commit waits for. `fsync`: the server's disk and its synchronous standbys (`on`). `os`: the
-                // server's own disk (`local`): a commit survives flowd and the server killed at any moment. `off`:
-                // nothing (`off`): a crash of the server may lose the last commits, never leaving the journal
-                // inconsistent.
-                let commit = ["fsync": "on", "os": "local", "off": "off"][durability.rawValue] ?? "on"
-                try connection.execute(
-                    """
-                    SET synchronous_commit = \(commit); SET client_min_messages = warning;
-                    SET idle_in_transaction_session_timeout = \(max(100, idleTransactionLimit))
-                    """
-                )
+                let connection = try openOnce(url, durability: durability, idleTransactionLimit: idleTransactionLimit)
                 // The lease's connection answers: what the lease saw is over. (The journal's outage ends with a write
                 // that goes through, not a connection: a full disk lets one connect.)
                 if caller == .lease {
@@ -432,6 +443,7 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
         // Whether an attempt was cut off by a lost connection: then whether it committed is checked first, on the
         // new connection (a check cut off in turn is retried as the attempt is).
         var cut = false
+        var triedAfresh = false
         while true {
             do throws(StoreError) {
                 if cut, let alreadyDone, let result = try alreadyDone() {
@@ -447,6 +459,19 @@ public final class PostgresStore: FleetStore, @unchecked Sendable {
                 }
                 guard error.code == .unavailable else { throw error }
                 cut = true
+                // A connection that worked learns only at its next statement that the server went away meanwhile (a
+                // restart between two writes): a new one is tried at once, before any outage is told.
+                if !triedAfresh, !connection.isConnected,
+                    let fresh = try? Self.openOnce(
+                        url,
+                        durability: durability,
+                        idleTransactionLimit: instance.leaseMilliseconds
+                    )
+                {
+                    triedAfresh = true
+                    connection = fresh
+                    continue
+                }
                 availability.failed(error.message)
                 guard availability.shouldRetry else { throw availability.gaveUp(error) }
                 Thread.sleep(forTimeInterval: 0.1)
