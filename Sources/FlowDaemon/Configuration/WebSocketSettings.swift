@@ -11,7 +11,19 @@ public struct WebSocketSettings: Sendable, Hashable {
     public var origins: [String]?
     /// The tokens peers authenticate with, each mapped to an id and a grant; empty: no token is asked for, and only
     /// connections from this machine are taken.
-    public var tokens: [WebSocketToken] = []
+    public var tokens: [WebSocketToken] = [] {
+        didSet {
+            tokenIDs = Set(tokens.map(\.id))
+            grants = Dictionary(
+                tokens.compactMap { token in token.grant.map { (token.id, $0) } },
+                uniquingKeysWith: { first, _ in first }
+            )
+        }
+    }
+    /// The ids tokens are given to (kept with ``tokens``: looked up for every message of a WebSocket peer).
+    public private(set) var tokenIDs: Set<String> = []
+    /// The grant of each token's id that has one (the others may do everything), as CURVE's grants are kept.
+    public private(set) var grants: [String: ClientGrant] = [:]
     /// The most WebSocket connections open at once; beyond, a handshake is answered 503.
     public var maxConnections = 1024
 
@@ -20,14 +32,6 @@ public struct WebSocketSettings: Sendable, Hashable {
     public init(address: MetricsAddress) {
         self.address = address
     }
-
-    /// The grant of each token's id that has one (the others may do everything), as CURVE's grants are kept.
-    public var grants: [String: ClientGrant] {
-        Dictionary(tokens.compactMap { token in token.grant.map { (token.id, $0) } }, uniquingKeysWith: { a, _ in a })
-    }
-
-    /// The ids tokens are given to.
-    public var tokenIDs: Set<String> { Set(tokens.map(\.id)) }
 
     /// Whether a page of `origin` (an `Origin` header: `scheme://host[:port]`) may connect.
     /// - Parameter origin: the header's value as sent.

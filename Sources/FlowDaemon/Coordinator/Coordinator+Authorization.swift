@@ -61,8 +61,8 @@ extension Coordinator {
     /// WebSocket (`overWebSocket`), `userID` is its token's id, and without tokens it may.
     public func allowsSubscription(_ topic: [UInt8], userID: String?, overWebSocket: Bool = false) -> Bool {
         if overWebSocket {
-            guard let tokens = configuration.webSocket?.tokens, !tokens.isEmpty else { return true }
-            guard let userID, tokens.contains(where: { $0.id == userID }) else { return false }
+            guard let tokenIDs = configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty else { return true }
+            guard let userID, tokenIDs.contains(userID) else { return false }
         } else {
             guard configuration.curve != nil else { return true }
             guard let userID, configuration.curve?.authorizedKeys[userID] != nil else { return false }

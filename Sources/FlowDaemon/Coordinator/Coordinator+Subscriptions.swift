@@ -73,6 +73,12 @@ extension Coordinator {
         return impostor
     }
 
+    /// Peer `id` connected over WebSocket: its token, not a CURVE key, says what it may do (a reload of the tokens
+    /// checks it against them). Told by the server when the connection opens, not at every message.
+    public mutating func webSocketConnectionOpened(_ id: String) {
+        webSocketPeers.insert(id)
+    }
+
     /// The WebSocket connection of peer `id` ended (another may take the id later): its grant is a key's again if it
     /// connects over ZeroMQ. Its registration stays until it says BYE or its heartbeat timeout passes, as a ZeroMQ
     /// peer's.

@@ -172,8 +172,8 @@ public struct Coordinator: Sendable {
         if overWebSocket {
             // A WebSocket connection's id and token were checked in its handshake: only a token a reload withdrew is
             // refused here (the server closes its connection).
-            if let tokens = configuration.webSocket?.tokens, !tokens.isEmpty,
-                userID != peer || !tokens.contains(where: { $0.id == peer })
+            if let tokenIDs = configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty,
+                userID != peer || !tokenIDs.contains(peer)
             {
                 refuseWithdrawnToken(frames, from: peer)
                 return output
@@ -181,11 +181,6 @@ public struct Coordinator: Sendable {
         } else if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
             refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
             return output
-        }
-        if overWebSocket {
-            webSocketPeers.insert(peer)
-        } else if !webSocketPeers.isEmpty {
-            webSocketPeers.remove(peer)
         }
         let envelope: Envelope
         do {

@@ -42,8 +42,6 @@ public final class DaemonServer: Sendable {
     public let health: DaemonHealth
     /// What the WebSocket endpoint serves besides the protocol, by path (`/flowbus.js`).
     private let webAssets: [String: WebAsset]
-    /// Where the WebSocket endpoint listens, once bound; `nil` without one.
-    private let boundWebSocket = Mutex<MetricsAddress?>(nil)
     /// The tokens the WebSocket handshakes accept; a reload replaces them.
     private let webSocketTokens: WebSocketTokenTable
 
@@ -226,7 +224,6 @@ public final class DaemonServer: Sendable {
         var webSocketText = ""
         if let webSockets {
             let address = webSockets.address
-            boundWebSocket.withLock { $0 = address }
             let settings = configuration.webSocket
             let tokens = settings?.tokens.count ?? 0
             let who = tokens > 0 ? "\(tokens) token\(tokens == 1 ? "" : "s")" : "no tokens: this machine only"
@@ -584,12 +581,6 @@ public final class DaemonServer: Sendable {
         default:
             return "\(role): \(error.message)"
         }
-    }
-
-    /// Where the WebSocket endpoint listens, once ``run()`` bound it (the port the system chose, when 0 was asked
-    /// for); `nil` before, or without one.
-    public var webSocketAddress: MetricsAddress? {
-        boundWebSocket.withLock { $0 }
     }
 
     /// Asks the event loop to stop; returns at once. Safe from any thread, before the loop runs too.

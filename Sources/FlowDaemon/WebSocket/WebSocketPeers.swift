@@ -31,9 +31,6 @@ final class WebSocketPeers {
         self.endpoint = endpoint
     }
 
-    /// How many connections are open.
-    var count: Int { connections.count }
-
     /// Where the endpoint listens.
     var address: MetricsAddress { endpoint.address }
 
@@ -69,6 +66,7 @@ final class WebSocketPeers {
         now: Int64
     ) {
         connections[connection.serial] = connection
+        coordinator.webSocketConnectionOpened(connection.id)
         // A new connection under an id takes it over (a page reloaded): the old one is closed.
         if let previous = byID.updateValue(connection, forKey: connection.id) {
             previous.close(code: WebSocketCloseCode.replaced, reason: "another connection took this id")
