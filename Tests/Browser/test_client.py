@@ -4,6 +4,7 @@ and their grants, and the page's Origin."""
 
 import json
 import os
+import signal
 import urllib.request
 
 from conftest import ROOT, open_client, screenshot, wait_until
@@ -243,3 +244,38 @@ def test_a_tap_made_while_flowd_is_away_goes_through_once_the_screens_are_back(f
     fate = page.evaluate("window.tap")
     assert fate["accepted"] is True, fate
     wait_until(lambda: page.evaluate("window.presenter.screens.topmostVisibleScreen()?.name") == "OnboardingApiKey", 10)
+
+
+def test_a_token_withdrawn_by_a_reload_closes_its_connection(flowd, page, pages, tmp_path):
+    # SIGHUP reads the tokens again: a peer whose token went is unregistered and closed (4401), and cannot come back
+    # with it; a peer whose token stays goes on.
+    kept, withdrawn = "k" * 24, "w" * 24
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"s/app={kept}\ns/main={withdrawn}\n")
+    daemon = flowd("--ephemeral", "--websocket-tokens-file", str(tokens))
+    open_client(page, pages)
+    page.evaluate(
+        """async ([url, kept, withdrawn]) => {
+          const {Stepper, Presenter} = window.flowbus;
+          window.failure = null;
+          window.app = await Stepper.connect({url, session: "s", name: "app", token: kept});
+          window.presenter = await Presenter.connect({url, session: "s", token: withdrawn});
+          window.presenter.addEventListener("failed", (event) => { window.failure = event.detail.code; });
+        }""",
+        [daemon.url, kept, withdrawn],
+    )
+    tokens.write_text(f"s/app={kept}\n")
+    daemon.signal(signal.SIGHUP)
+    wait_until(lambda: page.evaluate("window.failure") == "notAllowed", 10, "the withdrawn token's connection closed")
+    result = page.evaluate(
+        """async ([url, withdrawn]) => {
+          const {Presenter} = window.flowbus;
+          let again;
+          try { await Presenter.connect({url, session: "s", token: withdrawn, connectTimeout: 3000}); again = "connected"; }
+          catch (error) { again = error.code; }
+          const fate = await window.app.emit("onboardingIsRequired");
+          return {again, fate: fate.accepted};
+        }""",
+        [daemon.url, withdrawn],
+    )
+    assert result == {"again": "notAllowed", "fate": True}
