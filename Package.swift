@@ -168,6 +168,10 @@ let package = Package(
             dependencies: [
                 "FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport",
                 .product(name: "Yams", package: "Yams"),
+                // The WebSocket peer's handler on an embedded channel: no socket, no clock.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "TestSupport", "ZeroMQ"]),

@@ -46,7 +46,8 @@ import Testing
         _ = bus.hello(.presenter, "kiosk/main", name: "main")
         _ = bus.hello(.guard, "kiosk/guard", name: "permissions")
         // Tried: a stepper's query and snapshot request, a guard's step, link and data, a presenter's step that
-        // names no screen.
+        // names no screen, a stepper's and a guard's visibility report, a stepper's guard answer (FlowWire's
+        // MessageRule table).
         let cases: [(String, Message, String)] = [
             ("kiosk/app", .query(Query(what: "tree")), "queries are for inspectors"),
             ("kiosk/app", .query(Query(what: "endSession")), "endSession by a stepper"),
@@ -55,6 +56,9 @@ import Testing
             ("kiosk/guard", .deepLink(DeepLinkMessage(path: [Step("about")], sequence: 1)), "a guard's deep link"),
             ("kiosk/guard", .sessionData(SessionDataMessage(key: "permissions", value: .array([]))), "guard data"),
             ("kiosk/main", .step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), "no presentable"),
+            ("kiosk/app", .visibility(VisibilityReport(visibility: .visible, presentables: [])), "a stepper's report"),
+            ("kiosk/guard", .visibility(VisibilityReport(visibility: .visible, presentables: [])), "a guard's report"),
+            ("kiosk/app", .guardAnswer(GuardAnswer(question: 1, allowed: true)), "a stepper's answer"),
         ]
         for (peer, message, what) in cases {
             let refused = error(bus.send(message, from: peer))

@@ -4,6 +4,14 @@ import FlowWire
 extension ConnectionLoop {
     /// A message from flowd on the control connection.
     func handle(_ envelope: Envelope) {
+        let rule = envelope.message.type.rule
+        guard rule.sentByDaemon, !rule.published else {
+            // Not a message flowd sends on a control connection (FlowWire's rules): nothing to act on.
+            setup.options.logger.debug(
+                "flowd's control connection carried \(envelope.message.type.rawValue), which flowd never sends there: ignored"
+            )
+            return
+        }
         switch envelope.message {
         case .welcome(let welcome):
             // Only the answer to the last HELLO counts: answers to earlier ones (sent again while flowd was slow)
@@ -29,8 +37,11 @@ extension ConnectionLoop {
             }
         case .guardQuestion(let question):
             connection.questions?.yield(GuardClient.Question(question, session: envelope.header.session))
-        case .heartbeat, .hello, .bye, .step, .deepLink, .visibility, .commands, .snapshotRequest, .query,
-            .sessionData, .guardAnswer, .event, .events:
+        case .heartbeat:
+            break
+        case .hello, .bye, .step, .deepLink, .visibility, .commands, .snapshotRequest, .query, .sessionData,
+            .guardAnswer, .event, .events:
+            // Refused above by the rules.
             break
         }
     }

@@ -20,27 +20,22 @@ extension Coordinator {
         return nil
     }
 
-    /// Why a peer whose key has a grant may not send `message` in its role; `nil` when it may. Steppers, presenters
-    /// and (with `control`) inspectors step, link and set data; a presenter steps as one of its screens; only
-    /// inspectors query; presenters and inspectors ask for snapshots; guards only answer. (A key without a grant
-    /// may do everything.)
+    /// Why a peer whose key has a grant may not send `message` in its role; `nil` when it may. The roles are
+    /// FlowWire's ``MessageRule`` table's (steppers, presenters and inspectors step, link and set data; only
+    /// presenters report visibility; only inspectors query; presenters and inspectors ask for snapshots; guards only
+    /// answer), and a presenter steps as one of its screens. (A key without a grant may do everything.)
     func roleRefusal(of peer: Peer, for message: Message) -> String? {
         guard peer.grant != nil else { return nil }
-        let allowed: [Role]
-        switch message {
-        case .step(let step):
-            if peer.role == .presenter && step.presentable == nil {
-                return "a presenter steps as one of its screens: name the presentable"
-            }
-            allowed = [.stepper, .presenter, .inspector]
-        case .deepLink, .sessionData: allowed = [.stepper, .presenter, .inspector]
-        case .query: allowed = [.inspector]
-        case .snapshotRequest: allowed = [.presenter, .inspector]
-        default: return nil
-        }
-        guard allowed.contains(peer.role) else {
+        let rule = message.type.rule
+        // What flowd never receives is answered `unexpectedMessage` by the dispatcher, granted or not.
+        guard rule.receivedByDaemon else { return nil }
+        guard rule.senders.contains(peer.role) else {
+            let senders = Role.allCases.filter(rule.senders.contains).map { $0.rawValue + "s" }
             return
-                "a \(peer.role.rawValue) may not send \(message.type.rawValue): it is for \(allowed.map { $0.rawValue + "s" }.joined(separator: ", "))"
+                "a \(peer.role.rawValue) may not send \(message.type.rawValue): it is for \(senders.joined(separator: ", "))"
+        }
+        if case .step(let step) = message, peer.role == .presenter, step.presentable == nil {
+            return "a presenter steps as one of its screens: name the presentable"
         }
         return nil
     }

@@ -52,7 +52,10 @@ extension Coordinator {
             {
                 return found
             }
-        default:
+        case .bye, .heartbeat, .visibility, .snapshotRequest, .guardAnswer:
+            break
+        case .welcome, .redirect, .error, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .event, .events:
+            // Not for flowd: the dispatcher answers `unexpectedMessage`.
             break
         }
         return problem("header.session", envelope.header.session) ?? problem("header.sender", envelope.header.sender)
