@@ -152,21 +152,23 @@ let package = Package(
         .executableTarget(
             name: "flowbench",
             dependencies: [
-                // TestSupport: the real PostgreSQL server the fleet's benchmark runs, as the tests start it.
-                "FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ", "TestSupport",
+                // FlowBusTesting: the real PostgreSQL server the fleet's benchmark runs, as the tests start it.
+                "FlowCore", "FlowBus", "FlowWire", "FlowSpec", "FlowDaemon", "ZeroMQ", "FlowBusTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "TestSupport"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "FlowBusTesting"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
-        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "TestSupport"]),
-        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "TestSupport"]),
-        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "FlowBusTesting"]),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowBusTesting"]),
+        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "FlowBusTesting"]),
+        // What the tests and the benchmarks share (as HummingbirdTesting): running built products, a real flowd, a
+        // cuttable TCP relay, a real PostgreSQL server in a temporary directory.
+        .target(name: "FlowBusTesting"),
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
-                "FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "TestSupport",
+                "FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "FlowBusTesting",
                 .product(name: "Yams", package: "Yams"),
                 // The WebSocket peer's handler on an embedded channel: no socket, no clock.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -174,11 +176,11 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "TestSupport", "ZeroMQ"]),
-        .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "TestSupport"]),
+        .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "FlowBusTesting", "ZeroMQ"]),
+        .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "FlowBusTesting"]),
         .testTarget(
             name: "FlowBusTests",
-            dependencies: ["FlowBus", "FlowCore", "FlowWire", "ZeroMQ", "TestSupport"]
+            dependencies: ["FlowBus", "FlowCore", "FlowWire", "ZeroMQ", "FlowBusTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ extension Socket {
     /// Sends a multipart message, all frames or none.
     ///
     /// Each frame is copied once, straight into libzmq's message; nothing else is allocated.
+    /// - Parameter message: its frames, in order.
     /// - Parameter dontWait: return `false` instead of blocking when the message cannot be queued now.
     /// - Returns: `true` when queued; `false` when it would block (only with `dontWait`, or after the
     ///   socket's send timeout).

@@ -25,6 +25,8 @@ public final class Socket {
     var monitoredElsewhere = false
 
     /// Creates a socket of `type` in `context`.
+    /// - Parameter type: what kind of socket (ROUTER, DEALER, XPUB...).
+    /// - Parameter context: the context it lives in.
     /// - Parameter linger: how long unsent messages may delay closing; `nil` waits until they are sent,
     ///   which can block the context's termination forever, so use it only with a reason.
     public init(_ type: SocketType, context: Context, linger: Duration? = .zero) throws(ZeroMQError) {

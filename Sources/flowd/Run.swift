@@ -54,38 +54,9 @@ struct Run: AsyncParsableCommand {
     var dropSessionsWithMissingFlows = false
 
     func run() async throws {
-        var configuration: DaemonConfiguration
         let sources = options.sources
-        let settings: DaemonSettings
-        do {
-            settings = try await sources.read()
-            configuration = try DaemonConfiguration(settings, environment: sources.environment)
-        } catch {
-            printError("flowd: cannot start: \(error)")
-            throw ExitCode.failure
-        }
-        configuration.dropSessionsWithMissingFlows = dropSessionsWithMissingFlows
-        let specification: FlowSpecification
-        do {
-            specification = try FlowSpecification.load(contentsOf: configuration.flowsFile)
-        } catch {
-            for diagnostic in error.diagnostics {
-                printError(diagnostic.description)
-            }
-            if error.code == .unreadableFile && !configuration.flowsFileGiven {
-                printError(
-                    """
-                    flowd: cannot start: no flow file was given, and none is in the default places \
-                    (\(DaemonConfiguration.defaultFlowsFiles.joined(separator: ", ")); working directory \
-                    \(FileManager.default.currentDirectoryPath)). Give one: flowd --flows FILE, or flows: FILE in a \
-                    configuration file (flowd --config FILE); `flowd check FILE` checks one.
-                    """
-                )
-            } else {
-                printError("flowd: cannot start: \(error.message)")
-            }
-            throw ExitCode.failure
-        }
+        let (configuration, settings) = try await readSettings(sources)
+        let specification = try loadFlows(configuration)
         let environment = ProcessInfo.processInfo.environment
         let logLevel = LogLevel(configuration.logLevel)
         LoggingSystem.bootstrap { [format = configuration.logFormat] _ in
@@ -116,23 +87,6 @@ struct Run: AsyncParsableCommand {
             ],
             logger: logger
         )
-        // The metrics endpoint is bound before the loop starts, so that flowd never says it is ready (to systemd,
-        // in its log) with an endpoint it cannot serve.
-        var operatorServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let address = configuration.metricsAddress, let metrics {
-            do {
-                let service = try await MetricsService.bind(
-                    address,
-                    metrics: metrics,
-                    health: server.health,
-                    logger: logger
-                )
-                operatorServices.append(.init(service: service, failureTerminationBehavior: .gracefullyShutdownGroup))
-            } catch {
-                printError("flowd: cannot start: \(error)")
-                throw ExitCode.failure
-            }
-        }
         // The journal writer, the loop and the signals, as services. SIGTERM and SIGINT shut the group down
         // gracefully, in reverse order: the loop hands its last group (every changed session) to the writer and
         // returns once it is written; then the writer stops. SIGHUP reloads the flows.
@@ -140,27 +94,93 @@ struct Run: AsyncParsableCommand {
             configuration: ServiceGroupConfiguration(
                 // The operator's endpoint first: the group stops its services last first, so /readyz answers 503
                 // ("stopping") until the loop and the writer are done.
-                services: operatorServices + [
-                    .init(service: JournalWriterService(writer: writer)),
-                    .init(
-                        service: CoordinatorService(server: server),
-                        successTerminationBehavior: .gracefullyShutdownGroup,
-                        failureTerminationBehavior: .gracefullyShutdownGroup
-                    ),
-                    .init(
-                        service: ReloadService(
-                            server: server,
-                            sources: sources,
-                            started: EffectiveConfiguration(configuration: configuration, settings: settings),
-                            logLevel: logLevel,
-                            logger: logger
-                        )
-                    ),
-                ],
+                services: try await operatorServices(configuration, metrics: metrics, server: server, logger: logger)
+                    + [
+                        .init(service: JournalWriterService(writer: writer)),
+                        .init(
+                            service: CoordinatorService(server: server),
+                            successTerminationBehavior: .gracefullyShutdownGroup,
+                            failureTerminationBehavior: .gracefullyShutdownGroup
+                        ),
+                        .init(
+                            service: ReloadService(
+                                server: server,
+                                sources: sources,
+                                started: EffectiveConfiguration(configuration: configuration, settings: settings),
+                                logLevel: logLevel,
+                                logger: logger
+                            )
+                        ),
+                    ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
+        try await runGroup(group)
+    }
+
+    /// The settings from the flags, the environment and the configuration file; a problem ends flowd.
+    private func readSettings(_ sources: SettingSources) async throws -> (DaemonConfiguration, DaemonSettings) {
+        do {
+            let settings = try await sources.read()
+            var configuration = try DaemonConfiguration(settings, environment: sources.environment)
+            configuration.dropSessionsWithMissingFlows = dropSessionsWithMissingFlows
+            return (configuration, settings)
+        } catch {
+            printError("flowd: cannot start: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// The flows file, read and checked; its problems end flowd, each printed.
+    private func loadFlows(_ configuration: DaemonConfiguration) throws -> FlowSpecification {
+        do {
+            return try FlowSpecification.load(contentsOf: configuration.flowsFile)
+        } catch {
+            for diagnostic in error.diagnostics {
+                printError(diagnostic.description)
+            }
+            if error.code == .unreadableFile && !configuration.flowsFileGiven {
+                printError(
+                    """
+                    flowd: cannot start: no flow file was given, and none is in the default places \
+                    (\(DaemonConfiguration.defaultFlowsFiles.joined(separator: ", ")); working directory \
+                    \(FileManager.default.currentDirectoryPath)). Give one: flowd --flows FILE, or flows: FILE in a \
+                    configuration file (flowd --config FILE); `flowd check FILE` checks one.
+                    """
+                )
+            } else {
+                printError("flowd: cannot start: \(error.message)")
+            }
+            throw ExitCode.failure
+        }
+    }
+
+    /// The metrics endpoint, when asked for, bound before the loop starts, so that flowd never says it is ready (to
+    /// systemd, in its log) with an endpoint it cannot serve.
+    private func operatorServices(
+        _ configuration: DaemonConfiguration,
+        metrics: DaemonMetrics?,
+        server: DaemonServer,
+        logger: Logger
+    ) async throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        guard let address = configuration.metricsAddress, let metrics else { return [] }
+        do {
+            let service = try await MetricsService.bind(
+                address,
+                metrics: metrics,
+                health: server.health,
+                logger: logger
+            )
+            return [.init(service: service, failureTerminationBehavior: .gracefullyShutdownGroup)]
+        } catch {
+            printError("flowd: cannot start: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Runs the services until a signal stops them; a failure ends flowd with its exit code.
+    private func runGroup(_ group: ServiceGroup) async throws {
         do {
             try await group.run()
         } catch let error as StoreError {

@@ -1,9 +1,9 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
 import Synchronization
-import TestSupport
 import Testing
 import ZeroMQ
 

@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 
 /// RxFlow's demo app end to end through a real flowd: onboarding, a movie and its cast, back, settings with About

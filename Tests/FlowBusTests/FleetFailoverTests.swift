@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 
 /// The Swift client in a fleet of two real flowd on a real PostgreSQL server (the test's own): a registered client

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// The getting-started article as a newcomer uses it: its samples are the example programs the package builds (so

@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 
 /// A flow with a guarded step: `secret` passes only when the guard `parental` allows it, else it becomes `refused`.

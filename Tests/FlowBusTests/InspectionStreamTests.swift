@@ -1,8 +1,8 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// The inspection stream of the client library against a real flowd: what an inspector receives, in which order,

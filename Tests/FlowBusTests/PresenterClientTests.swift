@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 
 @Suite struct PresenterClientTests {

@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 
 /// The stepper's connection goes through a relay that the test cuts, while flowd keeps running.

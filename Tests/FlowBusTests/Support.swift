@@ -1,8 +1,8 @@
 import FlowBus
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// A transport the tests run over.

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl bench` against a real flowd: real stepper clients, figures printed, nothing left behind.

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// flowctl as a real process against a real flowd, with a real presenter and stepper on the bus.

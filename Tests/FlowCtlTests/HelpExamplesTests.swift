@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// Every example in every `flowctl` subcommand's `--help` runs, as a user would paste it, against a real flowd on
@@ -62,14 +62,14 @@ import Testing
     /// The example lines of every subcommand's help: those under "Examples:" that start with `flowctl`, cut at a
     /// pipe, a redirection or a comment.
     private static func examples(of flowctl: String) throws -> [String] {
-        let help = try TestSupport.run(flowctl, ["--help"]).output
+        let help = try FlowBusTesting.run(flowctl, ["--help"]).output
         let subcommands =
             help.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line in
                 line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
             } ?? []
         var examples: [String] = []
         for subcommand in subcommands {
-            let text = try TestSupport.run(flowctl, [subcommand, "--help"]).output
+            let text = try FlowBusTesting.run(flowctl, [subcommand, "--help"]).output
             guard let section = text.components(separatedBy: "Examples:").dropFirst().first else { continue }
             for line in section.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 guard line.hasPrefix("flowctl ") else { continue }

@@ -1,4 +1,4 @@
-import TestSupport
+import FlowBusTesting
 import Testing
 
 /// flowctl's help puts each command's own options before the connection options every command shares.

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl emit`, `deeplink`, `explain` and `stats` as real processes against a real flowd.

@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl steps`, `flowctl flows` and `flowctl emit --from/--repeat` against a real flowd on the scripted journey:

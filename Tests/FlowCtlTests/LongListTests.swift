@@ -1,7 +1,7 @@
 import FlowBus
+import FlowBusTesting
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 import ZeroMQ
 

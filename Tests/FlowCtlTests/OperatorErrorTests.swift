@@ -1,6 +1,6 @@
+import FlowBusTesting
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 
 /// The errors an operator meets first name their cause and their fix: flowd without a flow file outside the
@@ -17,7 +17,7 @@ import Testing
         environment: [String: String] = [:],
         asUser user: String? = nil
     ) throws -> (status: Int32, output: String, errors: String) {
-        try TestSupport.run(
+        try FlowBusTesting.run(
             try builtProduct(product),
             arguments,
             in: directory,

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl record` and `flowctl replay` as real processes against a real flowd.

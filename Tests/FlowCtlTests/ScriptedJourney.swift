@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 
 /// flowd on fresh ipc endpoints, the flowctl arguments that reach it, and client options for the same.
 struct Bus {

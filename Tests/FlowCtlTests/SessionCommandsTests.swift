@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl query`, `flowctl data` and `flowctl end` against a real flowd with a real stepper in session "kiosk".

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowd --version` and `flowctl --version`: the version and the commit the binaries were built from.

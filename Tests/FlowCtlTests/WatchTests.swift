@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowctl watch` as a real process, while a scripted journey runs on a real flowd.

@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowCore
 import FlowInspector
 import FlowWire
-import TestSupport
 import Testing
 
 /// One vocabulary for `flowctl watch`: what `--type` takes is what its lines say. Bad input tried: a word that is

@@ -1,6 +1,6 @@
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import ZeroMQ
 
 /// Replays the protocol's conformance vectors (`Tests/Conformance/*.json`) against a real flowd, over real sockets:

@@ -1,8 +1,8 @@
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 import ZeroMQ
 

@@ -1,9 +1,9 @@
+import FlowBusTesting
 import FlowCore
 import FlowDaemon
 import FlowSpec
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// Drives a coordinator as peers would, with real encoded frames.

@@ -1,9 +1,9 @@
+import FlowBusTesting
 import FlowCore
 import FlowDaemon
 import FlowSpec
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 @Suite struct CoordinatorTests {

@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowDaemon
 import FlowStore
 import Foundation
-import TestSupport
 import Testing
 import ZeroMQ
 

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import FlowDaemon
-import TestSupport
 import Testing
 
 /// What `/livez` and `/readyz` say, from the loop's marks: starting, ready, stuck, stopping.

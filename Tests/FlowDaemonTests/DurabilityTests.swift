@@ -1,10 +1,10 @@
+import FlowBusTesting
 import FlowCore
 import FlowSpec
 import FlowStore
 import FlowWire
 import Foundation
 import Logging
-import TestSupport
 import Testing
 
 @testable import FlowDaemon

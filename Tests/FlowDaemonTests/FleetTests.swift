@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 import ZeroMQ
 
@@ -275,7 +275,7 @@ struct FleetTests {
         // Both instances know each other once each has looked at the fleet.
         var listed: JSONObject = [:]
         let both = waitUntil(within: .seconds(10)) {
-            guard let run = try? TestSupport.run(flowctl, ["list", "--json"] + bus), run.status == 0,
+            guard let run = try? FlowBusTesting.run(flowctl, ["list", "--json"] + bus), run.status == 0,
                 let object = try? JSONValue(parsing: Array(run.output.utf8)).objectValue
             else { return false }
             listed = object
@@ -290,10 +290,10 @@ struct FleetTests {
         )
         #expect(instanceOf == ["va": "a", "vb": "b"])
         #expect(listed["fleet"]?.objectValue?["instances"]?.arrayValue?.count == 2)
-        let table = try TestSupport.run(flowctl, ["list"] + bus)
+        let table = try FlowBusTesting.run(flowctl, ["list"] + bus)
         #expect(table.output.contains("INSTANCE  ALIVE"))
         // A session another instance serves: flowctl is sent there.
-        let tree = try TestSupport.run(flowctl, ["tree", "va", "--json"] + bus)
+        let tree = try FlowBusTesting.run(flowctl, ["tree", "va", "--json"] + bus)
         #expect(tree.status == 0, "\(tree.errors)")
         #expect(tree.output.contains("\"session\":\"va\"") || tree.output.contains("\"session\" : \"va\""))
         // watch: the events of both instances, each with its instance.
@@ -312,7 +312,7 @@ struct FleetTests {
         }
         // An instance that just died still counts as alive until its lease expires: list passes over it.
         #expect(a.process?.signal(SIGKILL) != nil)
-        let withADeadOne = try TestSupport.run(flowctl, ["list"] + bus)
+        let withADeadOne = try FlowBusTesting.run(flowctl, ["list"] + bus)
         #expect(withADeadOne.status == 0, "\(withADeadOne.errors)")
         #expect(withADeadOne.errors.contains("instance a does not answer"), "\(withADeadOne.errors)")
         #expect(withADeadOne.output.contains("vb"))

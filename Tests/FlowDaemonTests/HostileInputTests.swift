@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 import ZeroMQ
 

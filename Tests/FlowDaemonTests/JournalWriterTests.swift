@@ -1,9 +1,9 @@
+import FlowBusTesting
 import FlowCore
 import FlowStore
 import FlowWire
 import Foundation
 import Logging
-import TestSupport
 import Testing
 
 @testable import FlowDaemon

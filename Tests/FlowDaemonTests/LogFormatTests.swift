@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowWire
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 import ZeroMQ
 

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// flowd's `--metrics` endpoint, scraped from a real flowd serving a real session (the demo's presenter and app

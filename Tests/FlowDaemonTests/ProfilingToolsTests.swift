@@ -1,6 +1,6 @@
+import FlowBusTesting
 import FlowCore
 import Foundation
-import TestSupport
 import Testing
 import ZeroMQ
 

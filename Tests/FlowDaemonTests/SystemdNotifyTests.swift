@@ -1,6 +1,6 @@
+import FlowBusTesting
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 
 /// flowd under systemd (Type=notify), with a real notification socket as systemd makes one: READY=1 once its

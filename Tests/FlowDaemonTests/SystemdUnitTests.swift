@@ -1,6 +1,6 @@
+import FlowBusTesting
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 
 /// The systemd unit in deploy/systemd, read by systemd's own tools: it verifies, it rates at most 1.5 in

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import ZeroMQ
 
 /// A directory of its own for a flowd on the ticker flows (every `tick` pushes a screen): the flows file, ipc

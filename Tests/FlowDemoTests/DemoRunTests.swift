@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowdemo run`, the demo that `scripts/demo` starts: the whole system as real processes.

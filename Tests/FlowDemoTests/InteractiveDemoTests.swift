@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// `flowdemo run --interactive` in a real terminal: tmux runs it, the test presses keys and reads the screen.

@@ -1,6 +1,6 @@
 import FlowBus
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// The terminal presenter as a real process, against a real flowd, driven by a real stepper client.

@@ -1,6 +1,6 @@
+import FlowBusTesting
 import FlowCore
 import FlowSpec
-import TestSupport
 import Testing
 
 @Suite struct DemoFileTests {

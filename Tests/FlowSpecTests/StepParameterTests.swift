@@ -43,7 +43,7 @@ import Testing
             return "\(parameter) \(problem)"
         }
         #expect(problem(Step("movieIsPicked")) == "withId is missing (it must be an int)")
-        #expect(problem(Step("movieIsPicked", ["withId": .null])) == "withId is missing (it must be an int)")
+        #expect(problem(Step("movieIsPicked", ["withId": .null])) == "withId is null (it must be an int)")
         #expect(problem(Step("movieIsPicked", ["withId": "abc"])) == "withId must be an int, not a string")
         #expect(problem(Step("movieIsPicked", ["withId": .object([:])])) == "withId must be an int, not an object")
         #expect(

@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowCore
 import FlowSpec
 import Foundation
-import TestSupport
 import Testing
 
 /// Parses a flow file written in a test, failing the test with the diagnostics if it has problems.

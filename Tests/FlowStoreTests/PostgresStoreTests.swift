@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 import Testing
 
 @testable import FlowStore

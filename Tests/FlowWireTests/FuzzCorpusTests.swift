@@ -1,7 +1,7 @@
+import FlowBusTesting
 import FlowCore
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// The fuzzer's committed inputs: the seed corpus holds a valid message of every type (each decodes), and every

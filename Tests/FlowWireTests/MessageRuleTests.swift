@@ -1,6 +1,6 @@
+import FlowBusTesting
 import FlowWire
 import Foundation
-import TestSupport
 import Testing
 
 /// FlowWire's table of message rules against the specification's own tables: the control connection's messages

@@ -1,4 +1,4 @@
-import TestSupport
+import FlowBusTesting
 import Testing
 import ZeroMQ
 

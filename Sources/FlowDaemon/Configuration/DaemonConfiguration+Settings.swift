@@ -19,6 +19,32 @@ extension DaemonConfiguration {
     /// listens on ipc in the runtime directory and (unless `tcp` is false) on the default tcp ports.
     /// - Throws: ``ConfigurationError`` when the settings do not fit together, naming where each was given.
     public init(_ settings: DaemonSettings, environment: [String: String]) throws {
+        let (control, events) = try Self.endpoints(settings, environment: environment)
+        let flows =
+            settings.text(.flows) ?? Self.defaultFlowsFiles.first { FileManager.default.fileExists(atPath: $0) }
+            ?? Self.defaultFlowsFiles[0]
+        self.init(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
+        flowsFileGiven = settings.text(.flows) != nil
+        readLimits(settings)
+        try readIPCAccess(settings)
+        try readOperatorSettings(settings)
+        try readStorage(settings, environment: environment)
+        curve = try Self.curve(settings)
+        webSocket = try Self.webSocket(settings, curve: curve)
+        try checkRanges { key in DaemonSetting.named(key).map(settings.naming) ?? key }
+        guard heartbeatTimeout > heartbeatInterval else {
+            throw ConfigurationError(
+                "the heartbeat timeout (\(heartbeatTimeout.milliseconds) ms) must be longer than the heartbeat interval (\(heartbeatInterval.milliseconds) ms)"
+            )
+        }
+    }
+
+    /// The control and events endpoints: those given, or the defaults (ipc in the runtime directory and, unless
+    /// `tcp` is false, the default tcp ports); each at most once.
+    private static func endpoints(
+        _ settings: DaemonSettings,
+        environment: [String: String]
+    ) throws -> (control: [String], events: [String]) {
         var control = settings.texts(.control) ?? []
         var events = settings.texts(.events) ?? []
         if control.isEmpty && events.isEmpty {
@@ -43,11 +69,11 @@ extension DaemonConfiguration {
                 "\(endpoint) is given twice among the control and events endpoints: each socket needs its own"
             )
         }
-        let flows =
-            settings.text(.flows) ?? Self.defaultFlowsFiles.first { FileManager.default.fileExists(atPath: $0) }
-            ?? Self.defaultFlowsFiles[0]
-        self.init(controlEndpoints: control, eventsEndpoints: events, flowsFile: flows)
-        flowsFileGiven = settings.text(.flows) != nil
+        return (control, events)
+    }
+
+    /// The timings, rates and bounds given (their ranges are checked once everything is read).
+    private mutating func readLimits(_ settings: DaemonSettings) {
         let milliseconds = { (setting: DaemonSetting) in settings.number(setting).map { Duration.milliseconds($0) } }
         heartbeatInterval = milliseconds(.heartbeatInterval) ?? heartbeatInterval
         heartbeatTimeout = milliseconds(.heartbeatTimeout) ?? heartbeatTimeout
@@ -64,6 +90,10 @@ extension DaemonConfiguration {
         engine.maxSessionDataBytes = settings.number(.maxSessionDataBytes) ?? engine.maxSessionDataBytes
         maxSteppersPerSession = settings.number(.maxSteppersPerSession) ?? maxSteppersPerSession
         snapshotEvery = settings.number(.snapshotEvery) ?? snapshotEvery
+    }
+
+    /// Who may connect to the ipc socket files: their mode (octal) and group.
+    private mutating func readIPCAccess(_ settings: DaemonSettings) throws {
         if let text = settings.text(.ipcMode) {
             guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
                 throw ConfigurationError(
@@ -78,6 +108,10 @@ extension DaemonConfiguration {
             }
             ipcGroup = group
         }
+    }
+
+    /// The logs and the metrics endpoint.
+    private mutating func readOperatorSettings(_ settings: DaemonSettings) throws {
         logFormat = settings.text(.logFormat).flatMap(LogFormat.init(rawValue:)) ?? logFormat
         logLevel = settings.text(.logLevel).flatMap(Logger.Level.init(rawValue:)) ?? logLevel
         if let text = settings.text(.metrics) {
@@ -88,6 +122,11 @@ extension DaemonConfiguration {
                 throw ConfigurationError("\(error)\(source == .builtIn ? "" : " (given by \(source))")")
             }
         }
+    }
+
+    /// Where sessions are kept (a state directory, or a fleet's store) and how: durability, retries, snapshots,
+    /// idle sessions' expiry.
+    private mutating func readStorage(_ settings: DaemonSettings, environment: [String: String]) throws {
         let stateDir = settings.text(.stateDir) ?? StateDirectory.defaultPath(environment: environment)
         stateDirectory = stateDir == "none" ? nil : stateDir
         try readFleet(settings, environment: environment)
@@ -111,14 +150,6 @@ extension DaemonConfiguration {
                 throw ConfigurationError("\(settings.naming(.snapshotInterval)) must be longer than zero")
             }
             snapshotInterval = value
-        }
-        curve = try Self.curve(settings)
-        webSocket = try Self.webSocket(settings, curve: curve)
-        try checkRanges { key in DaemonSetting.named(key).map(settings.naming) ?? key }
-        guard heartbeatTimeout > heartbeatInterval else {
-            throw ConfigurationError(
-                "the heartbeat timeout (\(heartbeatTimeout.milliseconds) ms) must be longer than the heartbeat interval (\(heartbeatInterval.milliseconds) ms)"
-            )
         }
     }
 

@@ -93,7 +93,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.flowsFile = flowsFile
     }
 
-    /// The default tcp endpoints: loopback, fixed ports (the clients' defaults too: ``Endpoints/defaultTCP``).
+    /// The default tcp endpoints: loopback, fixed ports (the clients' defaults too: FlowWire's `Endpoints.defaultTCP`).
     public static let defaultControlTCP = Endpoints.defaultTCP.control
     /// The default tcp events endpoint.
     public static let defaultEventsTCP = Endpoints.defaultTCP.events

@@ -1,13 +1,6 @@
 import FlowCore
 import FlowWire
 
-/// A peer's allowance of new sessions: a token bucket holding a minute's worth, refilled over the minute.
-struct SessionCreationAllowance: Sendable, Hashable {
-    var tokens: Double
-    /// When the tokens were last counted (flowd's clock, ms).
-    var counted: Int64
-}
-
 extension Coordinator {
     /// The first identifier of a message that flowd refuses, and why: over 128 bytes (`tooLong`), or holding a
     /// control character (`malformedBody`: a session id with an escape sequence would reach operators' terminals
@@ -71,12 +64,7 @@ extension Coordinator {
             return
                 "flowd holds \(configuration.maxSessions) sessions, its limit; end sessions that are done (endSession), or raise maxSessions"
         }
-        let perMinute = Double(configuration.sessionsPerPeerPerMinute)
-        var allowance = creationAllowances[peer] ?? SessionCreationAllowance(tokens: perMinute, counted: now)
-        allowance.tokens = min(perMinute, allowance.tokens + Double(now - allowance.counted) * perMinute / 60_000)
-        allowance.counted = now
-        defer { creationAllowances[peer] = allowance }
-        guard allowance.tokens >= 1 else {
+        guard allowances.createSession(by: peer, now: now, rates: allowanceRates) else {
             noteBoundHit(
                 "sessionsPerPeer",
                 "a peer creates more than \(configuration.sessionsPerPeerPerMinute) sessions a minute: refused",
@@ -85,7 +73,6 @@ extension Coordinator {
             return
                 "peer '\(LogText.quoted(peer))' may create \(configuration.sessionsPerPeerPerMinute) sessions a minute (sessionsPerPeerPerMinute), one more every \(60_000 / max(1, configuration.sessionsPerPeerPerMinute)) ms; join an existing session, or wait"
         }
-        allowance.tokens -= 1
         return nil
     }
 
@@ -119,7 +106,7 @@ extension Coordinator {
     static let unreadPeerForgottenAfter: Int64 = 5000
 
     /// Replies the server could not queue, per peer, because the peer does not read them: counted (`boundsHit`
-    /// `replyQueue`); a peer whose replies are still dropped ``unreadPeerForgottenAfter`` after the first is
+    /// `replyQueue`); a peer whose replies are still dropped `unreadPeerForgottenAfter` after the first is
     /// forgotten, as a silent one is.
     public mutating func repliesDropped(_ dropped: [String: Int], now: Int64) -> [Outgoing] {
         self.now = max(self.now, now)
@@ -158,7 +145,7 @@ extension Coordinator {
 
     /// A control connection ended. With CURVE, every registered peer is unverified until it speaks again: its id
     /// may be taken by a connection of another key (libzmq gives a free id to whoever asks for it), so what is sent
-    /// under the id waits (at most ``heldLimit`` messages a peer) until the peer's own key is heard there.
+    /// under the id waits (at most `heldLimit` messages a peer) until the peer's own key is heard there.
     public mutating func controlConnectionEnded() {
         guard configuration.curve != nil else { return }
         unverified.formUnion(peers.keys)
@@ -181,9 +168,8 @@ extension Coordinator {
         held[peer, default: []].append(outgoing)
     }
 
-    /// Forgets the session-creation allowances of peers that have a full minute's worth again.
-    mutating func forgetFullCreationAllowances() {
-        creationAllowances = creationAllowances.filter { now - $0.value.counted < 60_000 }
+    /// Forgets the peers whose replies are no longer dropped.
+    mutating func forgetReadingPeers() {
         unreadSince = unreadSince.filter { now - $0.value.last < Self.unreadPeerForgottenAfter }
     }
 }

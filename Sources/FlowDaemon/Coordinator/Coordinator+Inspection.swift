@@ -11,7 +11,7 @@ extension Coordinator {
     ///   - subscribed: a subscription (`true`) or an unsubscription.
     ///   - address: where the subscriber connects from (ZeroMQ's `Peer-Address`), if known.
     ///   - applied: for a subscription, `false` when flowd refused it (with CURVE, a topic the key is not granted):
-    ///     libzmq keeps it all the same, and it counts as unproven (``UnprovenSubscriptions``). For an
+    ///     libzmq keeps it all the same, and it counts as unproven (`UnprovenSubscriptions`). For an
     ///     unsubscription, whether it names a key granted the topic (with CURVE, the end of a connection names
     ///     none, and an explicit one by a key not granted the topic changes nothing).
     ///   - now: flowd's clock (ms).

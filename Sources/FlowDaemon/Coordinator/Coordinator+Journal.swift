@@ -34,7 +34,7 @@ extension Coordinator {
 
     /// What this turn has to write, taken (the next turn starts empty): the journal entries, the snapshots due —
     /// sessions with ``DaemonConfiguration/snapshotEvery`` entries, and at each ``DaemonConfiguration/snapshotInterval``
-    /// (or when `everything`: a graceful stop) sessions with ``entriesWorthASnapshot`` — the sessions that ended,
+    /// (or when `everything`: a graceful stop) sessions with `entriesWorthASnapshot` — the sessions that ended,
     /// and flowd's clock.
     public mutating func takeStoreGroup(everything: Bool = false) -> StoreGroup {
         guard journal.isEnabled else { return StoreGroup() }

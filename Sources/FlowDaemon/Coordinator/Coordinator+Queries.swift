@@ -5,111 +5,131 @@ import Foundation
 extension Coordinator {
     /// Answers an inspector's question.
     mutating func query(_ query: Query, from peer: Peer, header: Header) {
+        let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
+        let answer =
+            queryRefusal(query, from: peer, header: header, session: session)
+            .map { Result<JSONValue, QueryRefusal>.failure($0) } ?? answer(query, from: peer, session: session)
+        switch answer {
+        case .success(let result):
+            send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
+        case .failure(let refusal):
+            reply(to: peer.id, correlation: header.id, error: refusal.code, refusal.message)
+        }
+    }
+
+    /// Why a QUERY is not answered, whatever it asks: a session not the sender's own, bad arguments, no session
+    /// named where one is needed, a session not granted.
+    private func queryRefusal(
+        _ query: Query,
+        from peer: Peer,
+        header: Header,
+        session: SessionID?
+    ) -> QueryRefusal? {
         if let registered = peer.session, let named = header.session, named != registered.rawValue {
-            reply(
-                to: peer.id,
-                correlation: header.id,
-                error: .wrongSession,
+            return QueryRefusal(
+                .wrongSession,
                 "you are registered for session \(registered), not \(LogText.quoted(named))"
             )
-            return
         }
         if let problem = Self.argumentProblem(query.arguments) {
-            reply(to: peer.id, correlation: header.id, error: .malformedBody, problem)
-            return
+            return QueryRefusal(.malformedBody, problem)
         }
-        let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
-        if session == nil, ["tree", "drops", "endSession", "steps"].contains(query.what) {
-            reply(
-                to: peer.id,
-                correlation: header.id,
-                error: .missingSession,
+        guard Self.sessionQueries.contains(query.what) else { return nil }
+        guard let session else {
+            return QueryRefusal(
+                .missingSession,
                 "name the session: \"arguments.session\" (a peer of no session has none to default to)"
             )
-            return
         }
-        if let session, ["tree", "drops", "endSession", "steps"].contains(query.what),
-            let denial = authorizationRefusal(of: peer, in: session, acting: query.what == "endSession")
-        {
-            reply(to: peer.id, correlation: header.id, error: .notAllowed, denial)
-            return
+        return authorizationRefusal(of: peer, in: session, acting: query.what == "endSession").map {
+            QueryRefusal(.notAllowed, $0)
         }
-        let visible = { (session: SessionID?) in
-            peer.grant.map { grant in session.map { grant.covers($0.rawValue) } ?? false } ?? true
-        }
-        let result: JSONValue
+    }
+
+    /// The queries about one session.
+    private static let sessionQueries: Set<String> = ["tree", "drops", "endSession", "steps"]
+
+    /// The answer to `query`, or why there is none.
+    private mutating func answer(
+        _ query: Query,
+        from peer: Peer,
+        session: SessionID?
+    ) -> Result<JSONValue, QueryRefusal> {
+        let unknown = QueryRefusal(.unknownSession, "name an existing session")
         switch query.what {
         case "sessions":
-            let page = Self.page(query.arguments, engine.sessionIDs.filter(visible).map(\.rawValue).sorted())
-            result = .array(
-                page.map { name in
-                    let id = SessionID(name)
-                    let inspection = engine.inspect(id)
-                    let activity = activity[id]
-                    return [
-                        "session": .string(id.rawValue),
-                        "ready": .bool(inspection?.isReady ?? false),
-                        "flows": .int(inspection?.flows.count ?? 0),
-                        "peers": .int(peers.values.filter { $0.session == id }.count),
-                        "createdAt": activity.map { .int(Int($0.createdAt)) } ?? .null,
-                        "lastActivity": activity.map { .int(Int($0.lastActivity)) } ?? .null,
-                    ]
-                }
-            )
+            return .success(sessionsReport(query.arguments, visibleTo: peer))
         case "registrations":
-            let page = Set(Self.page(query.arguments, peers.values.filter { visible($0.session) }.map(\.id).sorted()))
-            result = .array(
-                peers.values.filter { page.contains($0.id) }.sorted { $0.id < $1.id }.map { peer in
-                    [
-                        "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
-                        "session": peer.session.map { .string($0.rawValue) } ?? .null,
-                        "lastHeard": .int(Int(peer.lastHeard + wallOffset)),
-                    ]
-                }
-            )
+            return .success(registrationsReport(query.arguments, visibleTo: peer))
         case "stats":
-            result = (try? JSONValue(encoding: counters)) ?? .null
+            return .success((try? JSONValue(encoding: counters)) ?? .null)
         case "store":
-            result = storeReport()
+            return .success(storeReport())
         case "fleet":
-            result = fleetReport()
-        case "tree":
-            guard let session, let inspection = engine.inspect(session) else {
-                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
-                return
-            }
-            result = (try? JSONValue(encoding: SessionTree(inspection))) ?? .null
+            return .success(fleetReport())
         case "flows":
-            result = (try? JSONValue(encoding: flowsReport())) ?? .null
+            return .success((try? JSONValue(encoding: flowsReport())) ?? .null)
+        case "tree":
+            guard let session, let inspection = engine.inspect(session) else { return .failure(unknown) }
+            return .success((try? JSONValue(encoding: SessionTree(inspection))) ?? .null)
         case "steps":
-            guard let session, let report = stepsReport(for: session) else {
-                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
-                return
-            }
-            result = (try? JSONValue(encoding: report)) ?? .null
+            guard let session, let report = stepsReport(for: session) else { return .failure(unknown) }
+            return .success((try? JSONValue(encoding: report)) ?? .null)
         case "drops":
-            guard let session, engine.hasSession(session) else {
-                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
-                return
-            }
-            result = drops(of: session, limit: query.arguments["limit"]?.intValue)
+            guard let session, engine.hasSession(session) else { return .failure(unknown) }
+            return .success(drops(of: session, limit: query.arguments["limit"]?.intValue))
         case "endSession":
-            guard let session, engine.hasSession(session) else {
-                reply(to: peer.id, correlation: header.id, error: .unknownSession, "name an existing session")
-                return
-            }
+            guard let session, engine.hasSession(session) else { return .failure(unknown) }
             endSession(session)
-            result = ["ended": .string(session.rawValue)]
+            return .success(["ended": .string(session.rawValue)])
         default:
-            reply(
-                to: peer.id,
-                correlation: header.id,
-                error: .unknownQuery,
-                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, fleet, tree, drops, flows, steps or endSession"
+            return .failure(
+                QueryRefusal(
+                    .unknownQuery,
+                    "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, fleet, tree, drops, flows, steps or endSession"
+                )
             )
-            return
         }
-        send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
+    }
+
+    /// Whether `peer` may see `session` in lists (a grant lists only its sessions; a peer of no session sees none
+    /// under a grant).
+    private func lists(_ session: SessionID?, to peer: Peer) -> Bool {
+        peer.grant.map { grant in session.map { grant.covers($0.rawValue) } ?? false } ?? true
+    }
+
+    /// The `sessions` query: a page of the sessions `peer` may see.
+    private func sessionsReport(_ arguments: JSONObject, visibleTo peer: Peer) -> JSONValue {
+        let page = Self.page(arguments, engine.sessionIDs.filter { lists($0, to: peer) }.map(\.rawValue).sorted())
+        return .array(
+            page.map { name in
+                let id = SessionID(name)
+                let inspection = engine.inspect(id)
+                let activity = activity[id]
+                return [
+                    "session": .string(id.rawValue),
+                    "ready": .bool(inspection?.isReady ?? false),
+                    "flows": .int(inspection?.flows.count ?? 0),
+                    "peers": .int(peers.values.filter { $0.session == id }.count),
+                    "createdAt": activity.map { .int(Int($0.createdAt)) } ?? .null,
+                    "lastActivity": activity.map { .int(Int($0.lastActivity)) } ?? .null,
+                ]
+            }
+        )
+    }
+
+    /// The `registrations` query: a page of the peers of the sessions `peer` may see.
+    private func registrationsReport(_ arguments: JSONObject, visibleTo viewer: Peer) -> JSONValue {
+        let page = Set(Self.page(arguments, peers.values.filter { lists($0.session, to: viewer) }.map(\.id).sorted()))
+        return .array(
+            peers.values.filter { page.contains($0.id) }.sorted { $0.id < $1.id }.map { peer in
+                [
+                    "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
+                    "session": peer.session.map { .string($0.rawValue) } ?? .null,
+                    "lastHeard": .int(Int(peer.lastHeard + wallOffset)),
+                ]
+            }
+        )
     }
 
     /// What is wrong with a QUERY's arguments, in the protocol's words: `session` and `after` are strings, `limit`
@@ -199,5 +219,16 @@ extension JSONValue {
     /// Any encodable value as JSON.
     init(encoding value: some Encodable) throws {
         self = try FlowJSON.value(of: value)
+    }
+}
+
+/// Why a QUERY gets no answer: the error code and what to do.
+struct QueryRefusal: Error {
+    let code: ErrorCode
+    let message: String
+
+    init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
     }
 }

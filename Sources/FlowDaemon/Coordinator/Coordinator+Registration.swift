@@ -11,50 +11,8 @@ extension Coordinator {
         correlation: UInt64,
         located: Bool = false
     ) {
-        guard hello.protocolVersion == WireCodec.version else {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: .unsupportedVersion,
-                "protocol version \(hello.protocolVersion) is not supported; this daemon speaks \(WireCodec.version)"
-            )
-            return
-        }
-        guard hello.id == peer else {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: .idMismatch,
-                "HELLO says id '\(LogText.quoted(hello.id))' but the connection's routing id is '\(LogText.routingID(peer))'; set the DEALER's routing id to your id"
-            )
-            return
-        }
-        if let userID, userID != hello.id {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: .idNotAllowed,
-                "your key is registered for '\(userID)', not '\(hello.id)'"
-            )
-            return
-        }
-        let grant = grant(for: userID)
-        if let refusal = registrationRefusal(hello, grant: grant) {
-            reply(to: peer, correlation: correlation, error: .notAllowed, refusal)
-            return
-        }
-        if let problem = Self.reservedNameProblem(hello) {
-            reply(to: peer, correlation: correlation, error: .malformedBody, problem)
-            return
-        }
-        let session = hello.session.map { SessionID($0) }
-        if session == nil && (hello.role == .stepper || hello.role == .presenter) {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: .missingSession,
-                "a \(hello.role.rawValue) must name its session"
-            )
+        if let (code, message) = helloRefusal(hello, from: peer, userID: userID) {
+            reply(to: peer, correlation: correlation, error: code, message)
             return
         }
         // While the store does not answer, nothing a HELLO would change can be written, nor its WELCOME sent:
@@ -63,24 +21,10 @@ extension Coordinator {
             refuseForStore(peer: peer, correlation: correlation, reason)
             return
         }
+        let session = hello.session.map { SessionID($0) }
         let name = Self.name(of: hello)
-        // Inspectors number their steps per connection, so several may share a name in a session (two flowctl
-        // emitting as the same stepper, or one started while the last one's BYE is still on its way).
-        if let session, hello.role != .inspector,
-            let other = peers.values.first(where: {
-                $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
-            })
-        {
-            reply(
-                to: peer,
-                correlation: correlation,
-                error: .nameTaken,
-                "\(hello.role.rawValue) '\(name)' of session \(session) is already connected as '\(other.id)'"
-            )
-            return
-        }
-        if let session, let refusal = senderLimitRefusal(session: session, role: hello.role, name: name, peer: peer) {
-            reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
+        if let session, let (code, message) = joiningRefusal(hello, session: session, name: name, peer: peer) {
+            reply(to: peer, correlation: correlation, error: code, message)
             return
         }
         // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing). A
@@ -107,6 +51,83 @@ extension Coordinator {
                 return
             }
         }
+        register(
+            hello,
+            as: peer,
+            name: name,
+            grant: grant(for: userID),
+            sessionCreated: created,
+            correlation: correlation
+        )
+    }
+
+    /// Why a HELLO is refused whatever the sessions hold: another protocol version, an id that is not the
+    /// connection's or not its key's, a role or session its key is not granted, a reserved name, no session for a
+    /// stepper or a presenter. `nil` when none of these.
+    private func helloRefusal(_ hello: Hello, from peer: String, userID: String?) -> (ErrorCode, String)? {
+        guard hello.protocolVersion == WireCodec.version else {
+            return (
+                .unsupportedVersion,
+                "protocol version \(hello.protocolVersion) is not supported; this daemon speaks \(WireCodec.version)"
+            )
+        }
+        guard hello.id == peer else {
+            return (
+                .idMismatch,
+                "HELLO says id '\(LogText.quoted(hello.id))' but the connection's routing id is '\(LogText.routingID(peer))'; set the DEALER's routing id to your id"
+            )
+        }
+        if let userID, userID != hello.id {
+            return (.idNotAllowed, "your key is registered for '\(userID)', not '\(hello.id)'")
+        }
+        if let refusal = registrationRefusal(hello, grant: grant(for: userID)) {
+            return (.notAllowed, refusal)
+        }
+        if let problem = Self.reservedNameProblem(hello) {
+            return (.malformedBody, problem)
+        }
+        if hello.session == nil && (hello.role == .stepper || hello.role == .presenter) {
+            return (.missingSession, "a \(hello.role.rawValue) must name its session")
+        }
+        return nil
+    }
+
+    /// Why a HELLO may not join `session` under `name`: the name is another connected peer's, or the session
+    /// remembers as many senders as it may. Inspectors number their steps per connection, so several may share a
+    /// name in a session (two flowctl emitting as the same stepper, or one started while the last one's BYE is
+    /// still on its way).
+    private mutating func joiningRefusal(
+        _ hello: Hello,
+        session: SessionID,
+        name: String,
+        peer: String
+    ) -> (ErrorCode, String)? {
+        if hello.role != .inspector,
+            let other = peers.values.first(where: {
+                $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
+            })
+        {
+            return (
+                .nameTaken,
+                "\(hello.role.rawValue) '\(name)' of session \(session) is already connected as '\(other.id)'"
+            )
+        }
+        if let refusal = senderLimitRefusal(session: session, role: hello.role, name: name, peer: peer) {
+            return (.sessionLimit, refusal)
+        }
+        return nil
+    }
+
+    /// Registers the peer and welcomes it.
+    private mutating func register(
+        _ hello: Hello,
+        as peer: String,
+        name: String,
+        grant: ClientGrant?,
+        sessionCreated: Bool,
+        correlation: UInt64
+    ) {
+        let session = hello.session.map { SessionID($0) }
         peers[peer] = Peer(
             id: peer,
             name: name,
@@ -132,7 +153,7 @@ extension Coordinator {
             daemonVersion: Self.version,
             id: peer,
             session: session?.rawValue,
-            sessionCreated: created,
+            sessionCreated: sessionCreated,
             heartbeatInterval: Int(configuration.heartbeatInterval.milliseconds),
             heartbeatTimeout: Int(configuration.heartbeatTimeout.milliseconds),
             maxMessageSize: configuration.maxMessageSize,

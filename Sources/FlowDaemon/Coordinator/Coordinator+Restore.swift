@@ -18,8 +18,14 @@ extension Coordinator {
     /// A coordinator with the state a store holds: every session's snapshot is resumed exactly (deadlines
     /// included), then the journal entries written after them are replayed, in the order they were written, through
     /// the same code that applied them the first time. The flows must be those the journal was written with.
-    /// - Parameter now: flowd's clock; it must not be behind the stored clock.
-    /// - Throws: ``StoreError`` `.invalidRecord` naming the session, when a record cannot be read or replayed.
+    /// - Parameters:
+    ///   - stored: what the store holds: snapshots and the journal written after them.
+    ///   - specification: the flows the journal was written with.
+    ///   - configuration: flowd's settings.
+    ///   - epoch: this run's epoch (presenters resync when it changes).
+    ///   - now: flowd's clock; it must not be behind the stored clock.
+    ///   - logger: where the restore is told.
+    /// - Throws: `StoreError` `.invalidRecord` naming the session, when a record cannot be read or replayed.
     public static func restoring(
         _ stored: StoredState,
         specification: FlowSpecification,

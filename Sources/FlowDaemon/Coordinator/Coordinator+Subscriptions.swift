@@ -86,7 +86,7 @@ extension Coordinator {
         webSocketPeers.remove(id)
     }
 
-    /// The addresses whose subscriber connections the server is to cut (see ``UnprovenSubscriptions``).
+    /// The addresses whose subscriber connections the server is to cut (see `UnprovenSubscriptions`).
     public mutating func takeSubscribersToCut() -> [String] {
         defer { subscribersToCut = [] }
         return subscribersToCut

@@ -39,9 +39,8 @@ public struct Coordinator: Sendable {
     /// Batched inspection events waiting to be published, at most `inspectionBatchDelay` (EVENTS bodies being
     /// written).
     var inspectionBatches = PendingInspectionBatches()
-    var allowances: [String: MessageAllowance] = [:]
-    /// Per peer: how many sessions it may still create this minute.
-    var creationAllowances: [String: SessionCreationAllowance] = [:]
+    /// What each peer may still send and create this second and minute.
+    var allowances = Allowances()
     /// Per peer whose replies are being dropped: when the first and the last of this episode were.
     var unreadSince: [String: (first: Int64, last: Int64)] = [:]
     /// Subscriptions to topics flowd does not publish (yet), and the subscribers to cut for holding too many.
@@ -128,7 +127,7 @@ public struct Coordinator: Sendable {
     /// How many peers are registered.
     public var peerCount: Int { peers.count }
 
-    /// The earliest time at which ``tick(now:)`` has something to do (ms since 1970): half a heartbeat interval
+    /// The earliest time at which `tick(now:)` has something to do (ms since 1970): half a heartbeat interval
     /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the
     /// engine's next deadline.
     public func nextTick() -> Int64 {
@@ -137,7 +136,7 @@ public struct Coordinator: Sendable {
         return min(lastTick + period, engineDeadline)
     }
 
-    /// The earliest time at which ``tick(now:)`` or ``publishDueInspection(now:)`` has something to do: the next tick, or
+    /// The earliest time at which `tick(now:)` or ``publishDueInspection(now:)`` has something to do: the next tick, or
     /// when batched inspection events are due.
     public func nextWakeUp() -> Int64 {
         let inspectionDue =
@@ -223,6 +222,7 @@ public struct Coordinator: Sendable {
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs waiting for a
     /// fleet's store that does not answer.
+    /// - Parameter now: flowd's clock (ms).
     /// - Parameter answersHeld: whether answers wait for the store: then every peer gets a heartbeat at every tick,
     ///   sent at once (what it was sent last may not have left), so that a store that is slow or down is not taken
     ///   for a dead flowd.
@@ -235,8 +235,8 @@ public struct Coordinator: Sendable {
             record(.timePassed, session: session)
         }
         apply(passed)
-        forgetQuietAllowances()
-        forgetFullCreationAllowances()
+        allowances.forgetQuiet(now: self.now)
+        forgetReadingPeers()
         endIdleSessions()
         recheckUnprovenSubscriptions()
         let timeout = configuration.heartbeatTimeout.milliseconds

@@ -17,6 +17,7 @@ public struct TurnEffects: Sendable {
 extension Coordinator {
     /// Ends a turn: what it changed, ahead of the messages the turn's inputs produced; those among them that
     /// describe no state (sent `atOnce`) apart, to leave now.
+    /// - Parameter messages: what the turn's inputs produced, in order.
     /// - Parameter everything: a graceful stop: every session with journal entries is written whole.
     public mutating func finishTurn(sending messages: [Outgoing], everything: Bool = false) -> TurnEffects {
         let persist = takeStoreGroup(everything: everything)

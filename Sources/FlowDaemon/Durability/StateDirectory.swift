@@ -42,8 +42,9 @@ public final class StateDirectory {
     }
 
     /// Takes the directory (creating it, private to this user, when missing) for this process.
+    /// - Parameter path: the directory.
     /// - Parameter owner: who takes it, written into the lock file for whoever finds it taken.
-    /// - Throws: ``StoreError`` `.locked` naming the flowd that holds it, or `.unavailable`.
+    /// - Throws: `StoreError` `.locked` naming the flowd that holds it, or `.unavailable`.
     public init(path: String, owner: String) throws(StoreError) {
         self.path = path
         do {

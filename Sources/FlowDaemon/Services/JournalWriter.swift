@@ -7,7 +7,7 @@ import ZeroMQ
 
 /// flowd's journal writer: it takes the groups the event loop hands it, in order, and writes them to the store on
 /// a thread of its own, several waiting groups in one transaction; after each transaction it says how far it got
-/// and raises ``written``, which wakes the loop to send what waited for those groups.
+/// and raises `written`, which wakes the loop to send what waited for those groups.
 ///
 /// A loaded loop never waits for the disk: while one transaction is written it goes on with the next turns, and
 /// what they change joins the next transaction (group commit). A small group that finds the writer idle is written
@@ -18,10 +18,10 @@ import ZeroMQ
 /// A write that fails for want of the store (a full disk, a database that is down) is tried again, on the writer's
 /// thread, while ``availability`` allows (its retry window from the start of the outage); the outage is told there,
 /// and the loop reads it. After a write fails for good, nothing more is written: the loop learns it from
-/// ``progress`` and stops flowd rather than acknowledge what is not written.
+/// `progress` and stops flowd rather than acknowledge what is not written.
 ///
 /// With a fleet's store, the writer also asks the store where sessions are served and takes over dead instances'
-/// sessions (``ask(_:)``), in order with the writes: the store is used by one thread at a time, and a question asked
+/// sessions (`ask(_:)`), in order with the writes: the store is used by one thread at a time, and a question asked
 /// after a turn's group is answered after that group is written.
 public final class JournalWriter: Sendable {
     /// How far the writer got.
@@ -80,7 +80,7 @@ public final class JournalWriter: Sendable {
     /// - Parameter metrics: where each transaction's time goes; `nil` for nowhere.
     /// - Parameter logger: where a failed write is logged.
     /// - Parameter availability: where outages are told, and how long a write is retried in one.
-    /// - Throws: ``ZeroMQError`` when no pipe can be made for its signal.
+    /// - Throws: `ZeroMQError` when no pipe can be made for its signal.
     public init(
         writtenAtOnceUpTo: Int? = largestGroupWrittenAtOnce,
         metrics: DaemonMetrics? = nil,

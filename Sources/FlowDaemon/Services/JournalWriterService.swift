@@ -7,7 +7,7 @@ import Synchronization
 /// stop in reverse order, so the loop hands over its last group before the writer is asked to stop.
 ///
 /// A store that does not answer is not waited for at a stop (``JournalWriter/close()``); a write stuck in a call
-/// that never returns (a database server that hangs) is left behind after ``stuckWriteWait``: the process ends
+/// that never returns (a database server that hangs) is left behind after `stuckWriteWait`: the process ends
 /// without it, and what it would have acknowledged was never sent.
 public struct JournalWriterService: Service {
     private let writer: JournalWriter

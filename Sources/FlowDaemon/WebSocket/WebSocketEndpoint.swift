@@ -60,14 +60,71 @@ final class WebSocketEndpoint: Sendable {
         logger: Logger
     ) throws -> WebSocketEndpoint {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let inbox = try WebSocketInbox()
+        let pipeline = try PeerPipeline(configuration: configuration)
+        let decide = deciding(settings, tokens: tokens, logger: logger)
+        let upgrader = upgrader(settings, tokens: tokens, decide: decide, pipeline: pipeline)
         let connections = ConnectionCount(limit: settings.maxConnections)
-        let serials = Atomic<Int>(0)
-        let maxMessage = configuration.maxMessageSize + 8192
-        let sendQueueBytes = max(1 << 20, 4 * maxMessage)
-        let heartbeatInterval = TimeAmount.milliseconds(configuration.heartbeatInterval.milliseconds)
-        let heartbeatTimeout = TimeAmount.milliseconds(configuration.heartbeatTimeout.milliseconds)
-        let decide: @Sendable (HTTPRequestHead, any Channel) -> WebSocketHandshake.Decision = { head, channel in
+        let channel: any Channel
+        do {
+            channel = try ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(
+                    .writeBufferWaterMark,
+                    value: ChannelOptions.Types.WriteBufferWaterMark(
+                        low: pipeline.sendQueueBytes / 4,
+                        high: pipeline.sendQueueBytes
+                    )
+                )
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try startHTTP(channel, connections: connections, upgrader: upgrader, assets: assets, decide)
+                    }
+                }
+                .bind(host: settings.address.host, port: Int(settings.address.port))
+                .wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw DaemonError(bindFailure(settings.address, error))
+        }
+        let bound = MetricsAddress(
+            host: settings.address.host,
+            port: UInt16(channel.localAddress?.port ?? Int(settings.address.port))
+        )
+        return WebSocketEndpoint(address: bound, inbox: pipeline.inbox, tokens: tokens, channel: channel, group: group)
+    }
+
+    /// What a new connection starts with: the connection limit, the handshake's deadline, HTTP/1.1 with the
+    /// WebSocket upgrade, and the HTTP handler that serves the assets and says why a handshake was refused.
+    private static func startHTTP(
+        _ channel: any Channel,
+        connections: ConnectionCount,
+        upgrader: NIOWebSocketServerUpgrader,
+        assets: [String: WebAsset],
+        _ decide: @escaping @Sendable (HTTPRequestHead, any Channel) -> WebSocketHandshake.Decision
+    ) throws {
+        let operations = channel.pipeline.syncOperations
+        try operations.addHandler(ConnectionLimitHandler(connections))
+        try operations.addHandler(HandshakeDeadlineHandler(deadline: handshakeDeadline))
+        try operations.configureHTTPServerPipeline(
+            withServerUpgrade: (
+                upgraders: [upgrader],
+                completionHandler: { context in
+                    context.pipeline.removeHandler(name: httpHandlerName, promise: nil)
+                }
+            )
+        )
+        try operations.addHandler(WebSocketHTTPHandler(assets: assets, decide: decide), name: httpHandlerName)
+    }
+
+    /// Decides a handshake, and logs a refusal.
+    private static func deciding(
+        _ settings: WebSocketSettings,
+        tokens: WebSocketTokenTable,
+        logger: Logger
+    ) -> @Sendable (HTTPRequestHead, any Channel) -> WebSocketHandshake.Decision {
+        { head, channel in
             let decision = handshake(head, channel).decide(settings: settings, tokens: tokens)
             switch decision {
             case .accept: break
@@ -78,8 +135,18 @@ final class WebSocketEndpoint: Sendable {
             }
             return decision
         }
-        let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: maxMessage,
+    }
+
+    /// The upgrade to WebSocket: only what the handshake accepts is upgraded (with the subprotocol); an accepted
+    /// connection becomes a peer (``PeerPipeline``), one accepted to be closed is closed with its code.
+    private static func upgrader(
+        _ settings: WebSocketSettings,
+        tokens: WebSocketTokenTable,
+        decide: @escaping @Sendable (HTTPRequestHead, any Channel) -> WebSocketHandshake.Decision,
+        pipeline: PeerPipeline
+    ) -> NIOWebSocketServerUpgrader {
+        NIOWebSocketServerUpgrader(
+            maxFrameSize: pipeline.maxMessage,
             automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
                 guard case .refuse = handshake(head, channel).decide(settings: settings, tokens: tokens) else {
@@ -97,29 +164,7 @@ final class WebSocketEndpoint: Sendable {
                     operations.removeHandler(deadline, promise: nil)
                     switch decide(head, channel) {
                     case .accept(let id, let userID):
-                        let connection = WebSocketConnection(
-                            serial: serials.add(1, ordering: .relaxed).newValue,
-                            id: id,
-                            userID: userID,
-                            address: channel.remoteAddress.map(Self.describe) ?? "?",
-                            channel: channel,
-                            sendQueueBytes: sendQueueBytes
-                        )
-                        try operations.addHandler(
-                            NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 1,
-                                maxAccumulatedFrameCount: maxFragments,
-                                maxAccumulatedFrameSize: maxMessage
-                            )
-                        )
-                        try operations.addHandler(
-                            WebSocketPeerHandler(
-                                connection: connection,
-                                inbox: inbox,
-                                heartbeatInterval: heartbeatInterval,
-                                heartbeatTimeout: heartbeatTimeout
-                            )
-                        )
+                        try pipeline.install(on: channel, id: id, userID: userID)
                     case .acceptThenClose(let code, let reason):
                         WebSocketConnection.close(channel, code: code, reason: reason)
                     case .refuse:
@@ -128,46 +173,64 @@ final class WebSocketEndpoint: Sendable {
                 }
             }
         )
-        let channel: any Channel
-        do {
-            channel = try ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 256)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(
-                    .writeBufferWaterMark,
-                    value: ChannelOptions.Types.WriteBufferWaterMark(low: sendQueueBytes / 4, high: sendQueueBytes)
-                )
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let operations = channel.pipeline.syncOperations
-                        try operations.addHandler(ConnectionLimitHandler(connections))
-                        try operations.addHandler(HandshakeDeadlineHandler(deadline: handshakeDeadline))
-                        try operations.configureHTTPServerPipeline(
-                            withServerUpgrade: (
-                                upgraders: [upgrader],
-                                completionHandler: { context in
-                                    context.pipeline.removeHandler(name: httpHandlerName, promise: nil)
-                                }
-                            )
-                        )
-                        try operations.addHandler(
-                            WebSocketHTTPHandler(assets: assets, decide: decide),
-                            name: httpHandlerName
-                        )
-                    }
-                }
-                .bind(host: settings.address.host, port: Int(settings.address.port))
-                .wait()
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw DaemonError(bindFailure(settings.address, error))
+    }
+
+    /// What makes an upgraded connection a peer: its messages joined from their fragments, then its handler, which
+    /// hands them to the loop's inbox and keeps the connection alive and bounded.
+    private struct PeerPipeline: Sendable {
+        let inbox: WebSocketInbox
+        /// The largest frame or message, framing included.
+        let maxMessage: Int
+        /// The most bytes queued for a connection before what it is sent is dropped.
+        let sendQueueBytes: Int
+        let heartbeatInterval: TimeAmount
+        let heartbeatTimeout: TimeAmount
+        /// Numbers the connections as they come.
+        let serials = Counter()
+
+        init(configuration: DaemonConfiguration) throws {
+            inbox = try WebSocketInbox()
+            maxMessage = configuration.maxMessageSize + 8192
+            sendQueueBytes = max(1 << 20, 4 * maxMessage)
+            heartbeatInterval = .milliseconds(configuration.heartbeatInterval.milliseconds)
+            heartbeatTimeout = .milliseconds(configuration.heartbeatTimeout.milliseconds)
         }
-        let bound = MetricsAddress(
-            host: settings.address.host,
-            port: UInt16(channel.localAddress?.port ?? Int(settings.address.port))
-        )
-        return WebSocketEndpoint(address: bound, inbox: inbox, tokens: tokens, channel: channel, group: group)
+
+        func install(on channel: any Channel, id: String, userID: String?) throws {
+            let connection = WebSocketConnection(
+                serial: serials.next(),
+                id: id,
+                userID: userID,
+                address: channel.remoteAddress.map(WebSocketEndpoint.describe) ?? "?",
+                channel: channel,
+                sendQueueBytes: sendQueueBytes
+            )
+            let operations = channel.pipeline.syncOperations
+            try operations.addHandler(
+                NIOWebSocketFrameAggregator(
+                    minNonFinalFragmentSize: 1,
+                    maxAccumulatedFrameCount: WebSocketEndpoint.maxFragments,
+                    maxAccumulatedFrameSize: maxMessage
+                )
+            )
+            try operations.addHandler(
+                WebSocketPeerHandler(
+                    connection: connection,
+                    inbox: inbox,
+                    heartbeatInterval: heartbeatInterval,
+                    heartbeatTimeout: heartbeatTimeout
+                )
+            )
+        }
+    }
+
+    /// A number that goes up, safe from any thread.
+    private final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+
+        func next() -> Int {
+            value.add(1, ordering: .relaxed).newValue
+        }
     }
 
     private static let httpHandlerName = "flowbus-http"

@@ -176,7 +176,8 @@ extension StepDeclaration {
             if given != nil { declaredGiven += 1 }
             guard let value = given, value != .null else {
                 if declared.optional { continue }
-                return (declared.name, "is missing (it must be \(declared.type.article))")
+                let found = given == nil ? "is missing" : "is null"
+                return (declared.name, "\(found) (it must be \(declared.type.article))")
             }
             guard declared.type.accepts(value) else {
                 return (declared.name, "must be \(declared.type.article), not \(value.kindName)")

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 
 /// What a fleet costs, and how fast it recovers: flowd on PostgreSQL (a server of the benchmark's own, as the tests
 /// start it) against flowd on SQLite in the same run — throughput with 4 stepper processes over ipc with flowd's own

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 
 /// Something in a benchmark did not go as planned.
 struct BenchFailure: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
+import FlowBusTesting
 import Foundation
-import TestSupport
 
 /// The same load through flowd over WebSocket and over ZeroMQ (tcp), in one run, against one flowd, with clients as
 /// lean on both sides (`flowbench-anchor`'s C stepper and presenter: pre-encoded messages, no client library):
