@@ -10,7 +10,7 @@ struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record the bus — steps, deep links, visibility reports, session data — with their timing.",
         discussion: """
-            The file has a header line, then one JSON object per input (see the README's recording format). \
+            The file has a header line, then one JSON object per input (flowctl's documentation, "Recordings", has the format). \
             flowd's engine is deterministic, so replaying the inputs rebuilds the same trees: start recording \
             before the session's processes start (or end the session first) to capture it whole. Guards are not \
             recorded; run them when replaying. Stops on Ctrl-C (or SIGTERM), --count or --duration.

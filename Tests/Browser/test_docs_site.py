@@ -19,7 +19,7 @@ SITE = ROOT / ".build" / "docs" / "site"
 
 # The articles the README sends readers to, by title: each must be in the site.
 ARTICLES = [
-    "Running flowd", "Configuration", "Operating flowd", "Bounds", "Sessions that survive flowd",
+    "Running flowd", "Configuration", "Operating flowd", "Security", "Bounds", "Sessions that survive flowd",
     "A fleet on PostgreSQL", "Screens in the browser", "Benchmarks", "flowctl", "Adding a message",
     "Getting started", "The FlowBus protocol, version 1", "The flow file format",
 ]
