@@ -6,14 +6,15 @@ extension Coordinator {
     /// Answers an inspector's question.
     mutating func query(_ query: Query, from peer: Peer, header: Header) {
         let session = query.arguments["session"]?.stringValue.map { SessionID($0) } ?? peer.session
-        let answer =
-            queryRefusal(query, from: peer, header: header, session: session)
-            .map { Result<JSONValue, QueryRefusal>.failure($0) } ?? answer(query, from: peer, session: session)
-        switch answer {
+        if let (code, message) = queryRefusal(query, from: peer, header: header, session: session) {
+            reply(to: peer.id, correlation: header.id, error: code, message)
+            return
+        }
+        switch answer(query, session: session, visibleTo: peer) {
         case .success(let result):
             send(.reply(Reply(result: result)), to: peer.id, session: session, correlation: header.id)
-        case .failure(let refusal):
-            reply(to: peer.id, correlation: header.id, error: refusal.code, refusal.message)
+        case .failure(let code, let message):
+            reply(to: peer.id, correlation: header.id, error: code, message)
         }
     }
 
@@ -24,38 +25,40 @@ extension Coordinator {
         from peer: Peer,
         header: Header,
         session: SessionID?
-    ) -> QueryRefusal? {
+    ) -> (code: ErrorCode, message: String)? {
         if let registered = peer.session, let named = header.session, named != registered.rawValue {
-            return QueryRefusal(
+            return (
                 .wrongSession,
                 "you are registered for session \(registered), not \(LogText.quoted(named))"
             )
         }
         if let problem = Self.argumentProblem(query.arguments) {
-            return QueryRefusal(.malformedBody, problem)
+            return (.malformedBody, problem)
         }
         guard Self.sessionQueries.contains(query.what) else { return nil }
         guard let session else {
-            return QueryRefusal(
+            return (
                 .missingSession,
                 "name the session: \"arguments.session\" (a peer of no session has none to default to)"
             )
         }
         return authorizationRefusal(of: peer, in: session, acting: query.what == "endSession").map {
-            QueryRefusal(.notAllowed, $0)
+            (.notAllowed, $0)
         }
     }
 
     /// The queries about one session.
     private static let sessionQueries: Set<String> = ["tree", "drops", "endSession", "steps"]
 
-    /// The answer to `query`, or why there is none.
-    private mutating func answer(
-        _ query: Query,
-        from peer: Peer,
-        session: SessionID?
-    ) -> Result<JSONValue, QueryRefusal> {
-        let unknown = QueryRefusal(.unknownSession, "name an existing session")
+    /// The answer to a query, or why there is none.
+    private enum Answer {
+        case success(JSONValue)
+        case failure(ErrorCode, String)
+    }
+
+    /// The answer to `query`, for `peer`.
+    private mutating func answer(_ query: Query, session: SessionID?, visibleTo peer: Peer) -> Answer {
+        let unknown = Answer.failure(.unknownSession, "name an existing session")
         switch query.what {
         case "sessions":
             return .success(sessionsReport(query.arguments, visibleTo: peer))
@@ -70,24 +73,22 @@ extension Coordinator {
         case "flows":
             return .success((try? JSONValue(encoding: flowsReport())) ?? .null)
         case "tree":
-            guard let session, let inspection = engine.inspect(session) else { return .failure(unknown) }
+            guard let session, let inspection = engine.inspect(session) else { return unknown }
             return .success((try? JSONValue(encoding: SessionTree(inspection))) ?? .null)
         case "steps":
-            guard let session, let report = stepsReport(for: session) else { return .failure(unknown) }
+            guard let session, let report = stepsReport(for: session) else { return unknown }
             return .success((try? JSONValue(encoding: report)) ?? .null)
         case "drops":
-            guard let session, engine.hasSession(session) else { return .failure(unknown) }
+            guard let session, engine.hasSession(session) else { return unknown }
             return .success(drops(of: session, limit: query.arguments["limit"]?.intValue))
         case "endSession":
-            guard let session, engine.hasSession(session) else { return .failure(unknown) }
+            guard let session, engine.hasSession(session) else { return unknown }
             endSession(session)
             return .success(["ended": .string(session.rawValue)])
         default:
             return .failure(
-                QueryRefusal(
-                    .unknownQuery,
-                    "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, fleet, tree, drops, flows, steps or endSession"
-                )
+                .unknownQuery,
+                "unknown query '\(query.what)'; ask for sessions, registrations, stats, store, fleet, tree, drops, flows, steps or endSession"
             )
         }
     }
@@ -219,16 +220,5 @@ extension JSONValue {
     /// Any encodable value as JSON.
     init(encoding value: some Encodable) throws {
         self = try FlowJSON.value(of: value)
-    }
-}
-
-/// Why a QUERY gets no answer: the error code and what to do.
-struct QueryRefusal: Error {
-    let code: ErrorCode
-    let message: String
-
-    init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
     }
 }

@@ -64,7 +64,8 @@ extension Coordinator {
     /// Why a HELLO is refused whatever the sessions hold: another protocol version, an id that is not the
     /// connection's or not its key's, a role or session its key is not granted, a reserved name, no session for a
     /// stepper or a presenter. `nil` when none of these.
-    private func helloRefusal(_ hello: Hello, from peer: String, userID: String?) -> (ErrorCode, String)? {
+    private func helloRefusal(_ hello: Hello, from peer: String, userID: String?) -> (code: ErrorCode, message: String)?
+    {
         guard hello.protocolVersion == WireCodec.version else {
             return (
                 .unsupportedVersion,
@@ -101,7 +102,7 @@ extension Coordinator {
         session: SessionID,
         name: String,
         peer: String
-    ) -> (ErrorCode, String)? {
+    ) -> (code: ErrorCode, message: String)? {
         if hello.role != .inspector,
             let other = peers.values.first(where: {
                 $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name

@@ -11,7 +11,7 @@ import ZeroMQ
 /// availability; each ready source (``Source``); the tick when due; the inspection stream; the turn's effects out.
 final class DaemonLoop {
     /// What the loop polls.
-    enum Source: Int {
+    enum Source {
         case control, events, wake, written, monitor, webSocket
     }
 
@@ -29,8 +29,8 @@ final class DaemonLoop {
     private var delivery: OrderedDelivery
     private var storeWatch: StoreWatch
     private var poller = Poller()
-    /// The poller's index of each source.
-    private var sources: [Int: Source] = [:]
+    /// The source at each of the poller's indices (it numbers them 0, 1, 2... as they are registered).
+    private var sources: [Source] = []
     /// What the turn sends, gathered as its inputs are taken.
     private var outgoing: [Outgoing]
     /// Per peer, the replies it did not read last turn.
@@ -76,13 +76,13 @@ final class DaemonLoop {
             logger: server.logger
         )
         chores = Chores(lastTrim: daemon.clock.now, lastFleetLook: daemon.clock.now)
-        sources[poller.register(sockets.router)] = .control
-        sources[poller.register(sockets.events)] = .events
-        sources[poller.register(fileDescriptor: server.control.fileDescriptor)] = .wake
-        sources[poller.register(fileDescriptor: server.writer.written.fileDescriptor)] = .written
-        sources[poller.register(sockets.controlMonitor.socket)] = .monitor
+        add(.control, at: poller.register(sockets.router))
+        add(.events, at: poller.register(sockets.events))
+        add(.wake, at: poller.register(fileDescriptor: server.control.fileDescriptor))
+        add(.written, at: poller.register(fileDescriptor: server.writer.written.fileDescriptor))
+        add(.monitor, at: poller.register(sockets.controlMonitor.socket))
         if let webSockets {
-            sources[poller.register(fileDescriptor: webSockets.wakeDescriptor)] = .webSocket
+            add(.webSocket, at: poller.register(fileDescriptor: webSockets.wakeDescriptor))
         }
         // Under systemd (Type=notify): ready once the endpoints are bound and the sessions restored.
         notifier.notify("READY=1\nSTATUS=ready: \(status)")
@@ -93,6 +93,12 @@ final class DaemonLoop {
     func close() {
         webSockets?.stop()
         authenticator.stop()
+    }
+
+    /// Notes the source the poller registered at `index` (the next one: it numbers them as they come).
+    private func add(_ source: Source, at index: Int) {
+        precondition(index == sources.count, "the poller numbers what it polls 0, 1, 2... as it is registered")
+        sources.append(source)
     }
 
     /// What systemd's status line says.
@@ -113,8 +119,7 @@ final class DaemonLoop {
         let ready = try poller.poll(timeout: .milliseconds(max(0, wakeUp - clock.now)))
         try beginTurn()
         for (index, _) in ready {
-            guard let source = sources[index] else { continue }
-            guard try take(from: source) else { return false }
+            guard try take(from: sources[index]) else { return false }
         }
         if clock.now >= daemon.coordinator.nextTick() {
             tick()
