@@ -272,12 +272,12 @@ import Testing
             )
         }
         let key = StepperKey(session: "kiosk", role: .stepper, name: "ticker")
-        #expect(durable.bus.coordinator.steppers[key]?.acknowledgements.count == 4)
+        #expect(durable.bus.coordinator.acknowledgements.steppers[key]?.acknowledgements.count == 4)
         let record = try #require(durable.bus.coordinator.sessionRecord(of: "kiosk"))
         #expect(record.senders.first?.outcomes.map(\.sequence) == [4, 5, 6, 7])
         try durable.store.commit(durable.bus.coordinator.takeStoreGroup(everything: true))
         let (restored, _) = try durable.restored()
-        #expect(restored.steppers[key]?.acknowledgements.inOrder.map(\.sequence) == [4, 5, 6, 7])
+        #expect(restored.acknowledgements.steppers[key]?.acknowledgements.inOrder.map(\.sequence) == [4, 5, 6, 7])
     }
 
     /// Under load a turn takes many steps: the entries of one session that follow each other share a record (a
@@ -310,7 +310,10 @@ import Testing
         // The steps replayed in their order: each session's sender numbering goes on from the last one taken.
         for session in ["kiosk", "lobby"] {
             let key = StepperKey(session: SessionID(session), role: .stepper, name: "ticker")
-            #expect(restored.steppers[key]?.lastSequence == durable.bus.coordinator.steppers[key]?.lastSequence)
+            #expect(
+                restored.acknowledgements.steppers[key]?.lastSequence
+                    == durable.bus.coordinator.acknowledgements.steppers[key]?.lastSequence
+            )
         }
     }
 

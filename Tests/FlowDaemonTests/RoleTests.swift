@@ -193,20 +193,20 @@ extension UnverifiedPeerTests {
         bus.coordinator.controlConnectionEnded()
         let before = bus.sent.count
         // The peer stays silent: a heartbeat a tick waits for it, up to the limit; the rest are dropped and counted.
-        for _ in 0..<(Coordinator.heldLimit + 5) {
+        for _ in 0..<(PeerRegistry.heldLimit + 5) {
             bus.now += 10
             bus.sent += bus.coordinator.tick(now: bus.now)
         }
         #expect(bus.replies(Array(bus.sent.dropFirst(before)), to: "kiosk/app").isEmpty)
-        #expect(bus.coordinator.held["kiosk/app"]?.count == Coordinator.heldLimit)
+        #expect(bus.coordinator.peers.held["kiosk/app"]?.count == PeerRegistry.heldLimit)
         #expect(bus.coordinator.counters.boundsHit["heldReplies"] == 5)
         // Heard again: everything that waited comes, in order, before the answer.
         let heard = bus.send(.heartbeat(Heartbeat()), from: "kiosk/app")
-        #expect(heard.count == Coordinator.heldLimit)
-        #expect(bus.coordinator.held.isEmpty)
+        #expect(heard.count == PeerRegistry.heldLimit)
+        #expect(bus.coordinator.peers.held.isEmpty)
     }
 }
 
 extension Coordinator {
-    var unverifiedCount: Int { unverified.count }
+    var unverifiedCount: Int { peers.unverified.count }
 }

@@ -75,6 +75,6 @@ import Testing
         #expect(bus.coordinator.counters.boundsHit["steppersPerSession"] == 2)
         // Ending the session forgets its senders.
         bus.send(.query(Query(what: "endSession", arguments: ["session": "kiosk"])), from: "watcher", session: nil)
-        #expect(bus.coordinator.steppers.count(in: "kiosk") == 0)
+        #expect(bus.coordinator.acknowledgements.steppers.count(in: "kiosk") == 0)
     }
 }

@@ -27,6 +27,18 @@ struct Allowances: Sendable {
 
     private var messages: [String: MessageAllowance] = [:]
     private var creations: [String: SessionCreationAllowance] = [:]
+    /// When each bound hit (or other warning) was last logged.
+    private var logged: [String: Int64] = [:]
+
+    /// How often a warning of one kind is logged at most (ms).
+    static let warningInterval: Int64 = 1000
+
+    /// Whether a warning of kind `key` may be logged `now` (at most once every ``warningInterval``); counted if so.
+    mutating func mayLog(_ key: String, now: Int64) -> Bool {
+        guard logged[key].map({ now - $0 >= Self.warningInterval }) ?? true else { return false }
+        logged[key] = now
+        return true
+    }
 
     /// How many peers have an allowance counted (quiet ones are forgotten by ``forgetQuiet(now:)``).
     var count: Int { messages.count + creations.count }

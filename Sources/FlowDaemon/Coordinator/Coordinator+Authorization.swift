@@ -5,7 +5,7 @@ extension Coordinator {
     /// What a CURVE key's or a WebSocket token's id is granted; `nil`: everything (neither CURVE nor tokens, or an
     /// id without a grant). An id with both has the same grant in both (the configuration says so).
     func grant(for userID: String?) -> ClientGrant? {
-        userID.flatMap { configuration.curve?.grants[$0] ?? configuration.webSocket?.grants[$0] }
+        userID.flatMap { setup.configuration.curve?.grants[$0] ?? setup.configuration.webSocket?.grants[$0] }
     }
 
     /// Why `peer` may not read (or, `acting`, change) `session`; `nil` when it may.
@@ -56,11 +56,11 @@ extension Coordinator {
     /// WebSocket (`overWebSocket`), `userID` is its token's id, and without tokens it may.
     public func allowsSubscription(_ topic: [UInt8], userID: String?, overWebSocket: Bool = false) -> Bool {
         if overWebSocket {
-            guard let tokenIDs = configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty else { return true }
+            guard let tokenIDs = setup.configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty else { return true }
             guard let userID, tokenIDs.contains(userID) else { return false }
         } else {
-            guard configuration.curve != nil else { return true }
-            guard let userID, configuration.curve?.authorizedKeys[userID] != nil else { return false }
+            guard setup.configuration.curve != nil else { return true }
+            guard let userID, setup.configuration.curve?.authorizedKeys[userID] != nil else { return false }
         }
         guard let grant = grant(for: userID) else { return true }
         return grant.allowsSubscription(String(decoding: topic, as: UTF8.self))

@@ -56,22 +56,22 @@ extension Coordinator {
 
     /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).
     mutating func sessionCreationRefusal(by peer: String) -> String? {
-        guard engine.sessionCount < configuration.maxSessions else {
+        guard engine.sessionCount < setup.configuration.maxSessions else {
             noteBoundHit(
                 "sessions",
-                "flowd holds \(configuration.maxSessions) sessions, its limit (maxSessions): new ones are refused"
+                "flowd holds \(setup.configuration.maxSessions) sessions, its limit (maxSessions): new ones are refused"
             )
             return
-                "flowd holds \(configuration.maxSessions) sessions, its limit; end sessions that are done (endSession), or raise maxSessions"
+                "flowd holds \(setup.configuration.maxSessions) sessions, its limit; end sessions that are done (endSession), or raise maxSessions"
         }
         guard allowances.createSession(by: peer, now: now, rates: allowanceRates) else {
             noteBoundHit(
                 "sessionsPerPeer",
-                "a peer creates more than \(configuration.sessionsPerPeerPerMinute) sessions a minute: refused",
+                "a peer creates more than \(setup.configuration.sessionsPerPeerPerMinute) sessions a minute: refused",
                 peer: peer
             )
             return
-                "peer '\(LogText.quoted(peer))' may create \(configuration.sessionsPerPeerPerMinute) sessions a minute (sessionsPerPeerPerMinute), one more every \(60_000 / max(1, configuration.sessionsPerPeerPerMinute)) ms; join an existing session, or wait"
+                "peer '\(LogText.quoted(peer))' may create \(setup.configuration.sessionsPerPeerPerMinute) sessions a minute (sessionsPerPeerPerMinute), one more every \(60_000 / max(1, setup.configuration.sessionsPerPeerPerMinute)) ms; join an existing session, or wait"
         }
         return nil
     }
@@ -80,9 +80,9 @@ extension Coordinator {
     /// of ``DaemonConfiguration/maxSteppersPerSession`` senders already. A name it knows is never refused (a
     /// restarted process takes over its numbering), nor is an inspector (its numbering ends with its connection).
     mutating func senderLimitRefusal(session: SessionID, role: Role, name: String, peer: String) -> String? {
-        let limit = configuration.maxSteppersPerSession
-        guard role != .inspector, steppers.count(in: session) >= limit,
-            steppers[StepperKey(session: session, role: role, name: name)] == nil
+        let limit = setup.configuration.maxSteppersPerSession
+        guard role != .inspector, acknowledgements.steppers.count(in: session) >= limit,
+            acknowledgements.steppers[StepperKey(session: session, role: role, name: name)] == nil
         else { return nil }
         noteBoundHit("steppersPerSession", "a session remembers \(limit) senders: a new name is refused", peer: peer)
         return
@@ -97,20 +97,16 @@ extension Coordinator {
 
     /// Logs a warning at most once a second per `key`.
     mutating func logThrottled(_ key: String, _ what: String, peer: String? = nil) {
-        guard boundsLogged[key].map({ now - $0 >= 1000 }) ?? true else { return }
-        boundsLogged[key] = now
-        logger.warning("\(what)", metadata: peer.map { ["peer": "\(LogText.quoted($0))"] } ?? [:])
+        guard allowances.mayLog(key, now: now) else { return }
+        setup.logger.warning("\(what)", metadata: peer.map { ["peer": "\(LogText.quoted($0))"] } ?? [:])
     }
 
-    /// How long a peer's replies may go on being dropped (it does not read them) before flowd forgets it (ms).
-    static let unreadPeerForgottenAfter: Int64 = 5000
-
     /// Replies the server could not queue, per peer, because the peer does not read them: counted (`boundsHit`
-    /// `replyQueue`); a peer whose replies are still dropped `unreadPeerForgottenAfter` after the first is
+    /// `replyQueue`); a peer whose replies are still dropped ``PeerRegistry/unreadPeerForgottenAfter`` after the first is
     /// forgotten, as a silent one is.
     public mutating func repliesDropped(_ dropped: [String: Int], now: Int64) -> [Outgoing] {
-        self.now = max(self.now, now)
-        output = []
+        time.advance(to: now)
+        turn.messages = []
         for (peer, count) in dropped.sorted(by: { $0.key < $1.key }) {
             noteBoundHit(
                 "replyQueue",
@@ -118,19 +114,11 @@ extension Coordinator {
                 peer: peer,
                 count: count
             )
-            // Drops more than the same time apart are another episode: the peer read in between.
-            var episode = unreadSince[peer] ?? (first: self.now, last: self.now)
-            if self.now - episode.last >= Self.unreadPeerForgottenAfter {
-                episode.first = self.now
-            }
-            episode.last = self.now
-            unreadSince[peer] = episode
-            if self.now - episode.first >= Self.unreadPeerForgottenAfter, peers[peer] != nil {
-                unreadSince[peer] = nil
-                unregister(peer, reason: "did not read its replies for \(Self.unreadPeerForgottenAfter) ms")
+            if peers.repliesDropped(to: peer, now: self.now) {
+                unregister(peer, reason: "did not read its replies for \(PeerRegistry.unreadPeerForgottenAfter) ms")
             }
         }
-        return output
+        return turn.messages
     }
 
     /// New connections refused: flowd holds as many as its open files allow. Counted (`boundsHit` `connections`)
@@ -145,19 +133,15 @@ extension Coordinator {
 
     /// A control connection ended. With CURVE, every registered peer is unverified until it speaks again: its id
     /// may be taken by a connection of another key (libzmq gives a free id to whoever asks for it), so what is sent
-    /// under the id waits (at most `heldLimit` messages a peer) until the peer's own key is heard there.
+    /// under the id waits (at most ``PeerRegistry/heldLimit`` messages a peer) until the peer's own key is heard there.
     public mutating func controlConnectionEnded() {
-        guard configuration.curve != nil else { return }
-        unverified.formUnion(peers.keys)
+        guard setup.configuration.curve != nil else { return }
+        peers.connectionEnded()
     }
 
-    /// The most messages that wait for an unverified peer; beyond, they are dropped (the peer resends its steps
-    /// after WELCOME and gets their fates then).
-    static let heldLimit = 1000
-
-    /// Keeps a message for an unverified peer.
+    /// Keeps a message for an unverified peer (at most ``PeerRegistry/heldLimit``; beyond, the bound is hit).
     mutating func hold(_ outgoing: Outgoing, for peer: String) {
-        guard held[peer, default: []].count < Self.heldLimit else {
+        guard peers.hold(outgoing, for: peer) else {
             noteBoundHit(
                 "heldReplies",
                 "a peer not heard since a connection ended has too many replies waiting",
@@ -165,12 +149,6 @@ extension Coordinator {
             )
             return
         }
-        held[peer, default: []].append(outgoing)
-    }
-
-    /// Forgets the peers whose replies are no longer dropped.
-    mutating func forgetReadingPeers() {
-        unreadSince = unreadSince.filter { now - $0.value.last < Self.unreadPeerForgottenAfter }
     }
 }
 

@@ -21,10 +21,8 @@ struct DroppedStep: Sendable, Hashable, Codable {
 }
 
 extension Coordinator {
-    /// How many dropped steps flowd keeps per session for `drops`.
-    static let rememberedDrops = 100
-
-    /// Keeps a dropped step of an existing session (the last ``rememberedDrops``), for inspectors to explain.
+    /// Keeps a dropped step of an existing session (the last ``Acknowledgements/rememberedDrops``), for inspectors
+    /// to explain.
     mutating func rememberDrop(
         of step: Step,
         from source: StepSource?,
@@ -33,19 +31,14 @@ extension Coordinator {
         session: SessionID
     ) {
         guard !fate.isAccepted, engine.hasSession(session) else { return }
-        var drops = recentDrops[session, default: []]
-        drops.append(
-            DroppedStep(at: wallNow, step: step, source: source.json, sender: sender?.peer, fate: WireFate(fate))
+        acknowledgements.remember(
+            DroppedStep(at: time.wallNow, step: step, source: source.json, sender: sender?.peer, fate: WireFate(fate)),
+            in: session
         )
-        if drops.count > Self.rememberedDrops {
-            drops.removeFirst(drops.count - Self.rememberedDrops)
-        }
-        recentDrops[session] = drops
     }
 
     /// The `drops` query: a session's last dropped steps, oldest first, at most `limit` of them.
     func drops(of session: SessionID, limit: Int?) -> JSONValue {
-        let drops = recentDrops[session] ?? []
-        return .array(drops.suffix(max(0, limit ?? drops.count)).map(\.json))
+        .array(acknowledgements.drops(in: session, limit: limit).map(\.json))
     }
 }

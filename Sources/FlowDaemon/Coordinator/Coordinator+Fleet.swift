@@ -72,7 +72,7 @@ extension Coordinator {
     /// The store said where a session is served: its parked HELLOs go on here (the session restored from the store
     /// when another instance served it), or are sent to the instance that serves it.
     public mutating func located(_ session: SessionID, _ result: Result<SessionPlacement, StoreError>) -> [Outgoing] {
-        output = []
+        turn.messages = []
         let parked = fleet?.parked.removeValue(forKey: session) ?? []
         switch result {
         case .success(.here(let stored)):
@@ -80,17 +80,17 @@ extension Coordinator {
             if !stored.snapshots.isEmpty || !stored.entries.isEmpty {
                 do {
                     let adopted = try adopt(stored)
-                    logger.info(
+                    setup.logger.info(
                         "took over a session from an instance whose lease expired",
                         metadata: ["session": "\(session)", "restored": "\(adopted.count)"]
                     )
                 } catch {
-                    logger.error("cannot take over session \(session): \(error)")
+                    setup.logger.error("cannot take over session \(session): \(error)")
                     fleet?.owned.remove(session)
                     for hello in parked {
                         refuseForStore(peer: hello.peer, correlation: hello.correlation, error.message)
                     }
-                    return output
+                    return turn.messages
                 }
             }
             for hello in parked {
@@ -120,7 +120,7 @@ extension Coordinator {
                 )
             }
         }
-        return output
+        return turn.messages
     }
 
     /// Answers `storeUnavailable`, at once (it describes no state), to a HELLO the store cannot serve now.
@@ -139,7 +139,7 @@ extension Coordinator {
     /// than nothing. A store that answers slowly (a burst of new sessions behind a group commit) is waited for. The
     /// store's answer, when it comes, finds none of them.
     mutating func refuseParkedHellosWhileStoreIsDown() {
-        guard let reason = storeUnavailable, let parked = fleet?.parked, !parked.isEmpty else { return }
+        guard let reason = store.unavailable, let parked = fleet?.parked, !parked.isEmpty else { return }
         fleet?.parked = [:]
         for (session, hellos) in parked.sorted(by: { $0.key < $1.key }) {
             for hello in hellos {
@@ -168,7 +168,7 @@ extension Coordinator {
             session: session,
             correlation: hello.correlation
         )
-        logger.debug(
+        setup.logger.debug(
             "redirected a HELLO",
             metadata: ["peer": "\(LogText.quoted(hello.peer))", "session": "\(session)", "instance": "\(owner.name)"]
         )
@@ -186,7 +186,7 @@ extension Coordinator {
     public mutating func adopt(_ stored: StoredState) throws(StoreError) -> [SessionID] {
         let written: FlowSpecification
         do {
-            written = try stored.flowsWrittenWith(current: specification)
+            written = try stored.flowsWrittenWith(current: setup.specification)
         } catch {
             throw StoreError(
                 .invalidRecord,
@@ -196,20 +196,20 @@ extension Coordinator {
         var (restored, _) = try Coordinator.restoring(
             stored,
             specification: written,
-            configuration: configuration,
-            epoch: epoch,
+            configuration: setup.configuration,
+            epoch: setup.epoch,
             now: now,
-            logger: logger
+            logger: setup.logger
         )
-        if written.source != specification.source {
+        if written.source != setup.specification.source {
             do {
-                let ended = try restored.switchFlows(to: specification, droppingMissing: true)
-                for session in ended where journal.isEnabled {
+                let ended = try restored.switchFlows(to: setup.specification, droppingMissing: true)
+                for session in ended where store.journal.isEnabled {
                     // Gone from the store too, as any ended session.
-                    journal.remove(session)
+                    store.journal.remove(session)
                 }
                 if !ended.isEmpty {
-                    logger.error(
+                    setup.logger.error(
                         "sessions taken over from an instance that ran other flows use flows this instance's flows file lacks: they are ended; run the same flows file on every instance",
                         metadata: ["sessions": "\(ended.map(\.rawValue).joined(separator: " "))"]
                     )
@@ -217,7 +217,7 @@ extension Coordinator {
             } catch {
                 throw StoreError(.invalidRecord, "the sessions cannot go on with this instance's flows: \(error)")
             }
-            logger.warning(
+            setup.logger.warning(
                 "took over sessions written with another flows file (\(written.file)): they go on with this instance's; run the same flows file on every instance"
             )
         }
@@ -228,10 +228,10 @@ extension Coordinator {
             do {
                 try resume(record)
             } catch {
-                logger.error("cannot take over session \(session): \(error)")
+                setup.logger.error("cannot take over session \(session): \(error)")
                 continue
             }
-            journal.snapshotDue.insert(session)
+            store.journal.snapshotDue.insert(session)
             fleet?.owned.insert(session)
             adopted.append(session)
         }
@@ -247,17 +247,14 @@ extension Coordinator {
     /// are forgotten here, without a word to the store, and their peers are told to say HELLO again (they are then
     /// sent to the instance that serves the session now).
     public mutating func forgetLost(_ sessions: Set<String>) -> [Outgoing] {
-        output = []
+        turn.messages = []
         for name in sessions.sorted() {
             let session = SessionID(name)
             fleet?.owned.remove(session)
             guard engine.hasSession(session) else { continue }
             // Its screens stay as they are: the instance that serves the session now decides.
             _ = engine.endSession(session)
-            for (id, peer) in peers where peer.session == session {
-                peers[id] = nil
-                unverified.remove(id)
-                held[id] = nil
+            for id in peers.removeAll(in: session) {
                 send(
                     .error(
                         ErrorReply(
@@ -270,30 +267,27 @@ extension Coordinator {
                     correlation: nil
                 )
             }
-            commandSequences[session] = nil
-            pending[session] = nil
-            recentDrops[session] = nil
-            steppers.removeSession(session)
-            activity[session] = nil
-            journal.forget(session)
+            acknowledgements.forget(session)
+            ledger.forget(session)
+            store.journal.forget(session)
             counters.sessionsLost += 1
-            logger.warning(
+            setup.logger.warning(
                 "another instance took this session over (this one was away past its lease): forgotten here",
                 metadata: ["session": "\(session)"]
             )
         }
-        return output
+        return turn.messages
     }
 
     /// Takes over sessions of dead instances the store gave this instance; returns them, and what their restore
     /// sends (guard questions asked again).
     public mutating func adoptOrphans(_ stored: StoredState) -> ([SessionID], [Outgoing]) {
-        output = []
+        turn.messages = []
         do {
-            return (try adopt(stored), output)
+            return (try adopt(stored), turn.messages)
         } catch {
-            logger.error("cannot take over sessions of a dead instance: \(error)")
-            return ([], output)
+            setup.logger.error("cannot take over sessions of a dead instance: \(error)")
+            return ([], turn.messages)
         }
     }
 
@@ -317,7 +311,7 @@ extension Coordinator {
                     alive: true,
                     leaseRemainingMilliseconds: fleet.instance.leaseMilliseconds,
                     sessions: fleet.owned.count,
-                    startedAt: startedAt + wallOffset
+                    startedAt: time.startedAt + time.wallOffset
                 )
             )
         }

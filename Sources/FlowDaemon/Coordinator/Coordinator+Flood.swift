@@ -4,9 +4,9 @@ extension Coordinator {
     /// The rates of the configuration, as the ``Allowances`` take them.
     var allowanceRates: Allowances.Rates {
         Allowances.Rates(
-            messagesPerSecond: configuration.peerMessageRate,
-            bytesPerSecond: configuration.peerByteRate,
-            sessionsPerMinute: configuration.sessionsPerPeerPerMinute
+            messagesPerSecond: setup.configuration.peerMessageRate,
+            bytesPerSecond: setup.configuration.peerByteRate,
+            sessionsPerMinute: setup.configuration.sessionsPerPeerPerMinute
         )
     }
 
@@ -24,7 +24,7 @@ extension Coordinator {
             unregister(peer, reason: "flooded for more than \(Allowances.floodingPeerForgottenAfter) ms")
         }
         if let limit = drop.warning {
-            logger.info("a peer sends \(limit); dropping", metadata: ["peer": "\(LogText.quoted(peer))"])
+            setup.logger.info("a peer sends \(limit); dropping", metadata: ["peer": "\(LogText.quoted(peer))"])
             send(
                 .error(ErrorReply(.flood, message: "\(limit); messages are dropped until you slow down")),
                 to: peer,

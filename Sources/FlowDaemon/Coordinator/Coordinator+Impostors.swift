@@ -3,7 +3,7 @@ import FlowWire
 extension Coordinator {
     /// A WebSocket connection whose token a reload withdrew spoke: refused, and marked to be cut (``takeImpostor()``).
     mutating func refuseWithdrawnToken(_ frames: [[UInt8]], from peer: String) {
-        impostor = .unknownID
+        turn.impostor = .unknownID
         Counters.bump(&counters.errors, ErrorCode.notAllowed.rawValue)
         logThrottled(
             "tokenWithdrawn",
@@ -19,7 +19,7 @@ extension Coordinator {
             ),
             to: peer,
             session: nil,
-            correlation: (try? codec.decode(frames))?.header.id,
+            correlation: (try? setup.codec.decode(frames))?.header.id,
             holding: false
         )
     }
@@ -35,10 +35,8 @@ extension Coordinator {
     ) {
         let withdrawn = userID == peer
         let othersID = !withdrawn && curve.authorizedKeys[peer] != nil
-        impostor = othersID ? .key(userID ?? "") : .unknownID
-        if peers[peer] != nil {
-            unverified.insert(peer)
-        }
+        turn.impostor = othersID ? .key(userID ?? "") : .unknownID
+        peers.spokenByAnother(peer)
         let code = withdrawn ? ErrorCode.notAllowed : .idNotAllowed
         Counters.bump(&counters.errors, code.rawValue)
         let key = LogText.quoted(userID ?? "")
@@ -64,7 +62,7 @@ extension Coordinator {
             .error(ErrorReply(code, message: message)),
             to: peer,
             session: nil,
-            correlation: (try? codec.decode(frames))?.header.id,
+            correlation: (try? setup.codec.decode(frames))?.header.id,
             holding: false
         )
     }

@@ -22,17 +22,17 @@ extension Coordinator {
         applied: Bool = true,
         now: Int64
     ) -> [Outgoing] {
-        self.now = max(self.now, now)
-        output = []
+        time.advance(to: now)
+        turn.messages = []
         noteSubscription(topic, subscribed: subscribed, address: address, applied: applied)
         if subscribed {
-            inspection.subscribed(topic, applied: applied)
-            guard applied else { return output }
+            subscriptions.inspection.subscribed(topic, applied: applied)
+            guard applied else { return turn.messages }
         } else {
-            inspection.unsubscribed(topic, attributed: applied)
+            subscriptions.inspection.unsubscribed(topic, attributed: applied)
         }
         // The engine records every inspection event only while someone watches (fates always).
-        engine.recordsInspectionEvents = inspection.isWatched
+        engine.recordsInspectionEvents = subscriptions.inspection.isWatched
         let text = String(decoding: topic, as: UTF8.self)
         if subscribed, ["cmd/", "ins/", "inb/"].contains(where: text.hasPrefix) {
             // `cmd/<session>/<presenter>`, `ins/<session>/<kind>`, `inb/<session>/` or a prefix of them; a
@@ -43,28 +43,28 @@ extension Coordinator {
             let session = named.isEmpty || named == "-" ? nil : SessionID(named)
             publish(.heartbeat(Heartbeat()), topic: text, session: session)
         }
-        return output
+        return turn.messages
     }
 
     /// Publishes what is due at the end of a turn of the loop: the batched inspection events (EVENTS), one message
     /// per session, once the oldest has waited ``DaemonConfiguration/inspectionBatchDelay``. The server calls it
     /// once it has handled everything that was waiting (``nextWakeUp()`` says when it is due).
     public mutating func publishDueInspection(now: Int64) -> [Outgoing] {
-        self.now = max(self.now, now)
-        output = []
-        if let oldest = inspectionBatches.oldest,
-            wallNow - oldest >= configuration.inspectionBatchDelay.milliseconds
+        time.advance(to: now)
+        turn.messages = []
+        if let oldest = subscriptions.batches.oldest,
+            time.wallNow - oldest >= setup.configuration.inspectionBatchDelay.milliseconds
         {
-            for batch in inspectionBatches.take() {
+            for batch in subscriptions.batches.take() {
                 publish(batch)
             }
         }
-        return output
+        return turn.messages
     }
 
     /// Publishes an inspection event, in each form someone listens to.
     mutating func inspect(_ kind: InspectionKind, session: SessionID?, _ fields: JSONObject) {
-        guard inspection.isWatched else {
+        guard subscriptions.inspection.isWatched else {
             return
         }
         inspect(kind, session: session) { members in
@@ -77,7 +77,7 @@ extension Coordinator {
     /// Publishes an inspection event, in each form someone listens to; `fields` writes its fields, straight into
     /// each form's text.
     mutating func inspect(_ kind: InspectionKind, session: SessionID?, fields: (inout JSONObjectWriter) -> Void) {
-        if inspection.perEvent > 0 {
+        if subscriptions.inspection.perEvent > 0 {
             // The EVENT body: `{"kind":...,"fields":...,"session":...}`.
             var body = JSONObjectWriter(capacity: 256)
             body.member("kind", kind.rawValue)
@@ -87,8 +87,13 @@ extension Coordinator {
             }
             publish(.event, body: body.finished(), topic: "ins/\(session?.rawValue ?? "-")/\(kind)", session: session)
         }
-        if inspection.batched > 0,
-            let full = inspectionBatches.add(kind: kind.rawValue, at: wallNow, session: session, fields: fields)
+        if subscriptions.inspection.batched > 0,
+            let full = subscriptions.batches.add(
+                kind: kind.rawValue,
+                at: time.wallNow,
+                session: session,
+                fields: fields
+            )
         {
             publish(full)
         }
@@ -96,10 +101,10 @@ extension Coordinator {
 
     /// Adds a batch of commands, as published for a presenter (its COMMANDS body), to its session's EVENTS.
     mutating func inspectCommands(_ body: [UInt8], session: SessionID) {
-        if inspection.batched > 0,
-            let full = inspectionBatches.add(
+        if subscriptions.inspection.batched > 0,
+            let full = subscriptions.batches.add(
                 kind: InspectionKind.commands.rawValue,
-                at: wallNow,
+                at: time.wallNow,
                 session: session,
                 fieldsText: body
             )

@@ -5,7 +5,7 @@ import FlowWire
 extension Coordinator {
     /// The `flows` reply: the flow file this flowd runs.
     func flowsReport() -> FlowsReport {
-        let spec = specification
+        let spec = setup.specification
         return FlowsReport(
             file: spec.file,
             rootFlow: spec.session.rootFlow,
@@ -34,8 +34,8 @@ extension Coordinator {
             return nil
         }
         var scratch = FlowEngine(
-            registry: specification.registry,
-            options: configuration.engine,
+            registry: setup.specification.registry,
+            options: setup.configuration.engine,
             now: EngineTime(milliseconds: now)
         )
         guard (try? scratch.restore(snapshot)) != nil else { return nil }
@@ -105,12 +105,12 @@ extension Coordinator {
         var candidates: [String: StepsReport.Candidate] = [:]
         var order: [String] = []
         for flowName in reached {
-            for handler in specification.flow(named: flowName)?.handlers ?? [] {
+            for handler in setup.specification.flow(named: flowName)?.handlers ?? [] {
                 if candidates[handler.step] == nil {
                     order.append(handler.step)
                     candidates[handler.step] = StepsReport.Candidate(
                         step: handler.step,
-                        parameters: specification.step(named: handler.step)?.parameterTypes ?? [:],
+                        parameters: setup.specification.step(named: handler.step)?.parameterTypes ?? [:],
                         actions: []
                     )
                 }
@@ -126,7 +126,7 @@ extension Coordinator {
             }
             budget -= 1
             var trial = scratch
-            let step = Step(name, specification.step(named: name)?.placeholderParameters ?? [:])
+            let step = Step(name, setup.specification.step(named: name)?.placeholderParameters ?? [:])
             let (token, effects) = trial.receive(step, from: source, session: session)
             // An adapt rule that turns it into another step: what happens is that step's actions.
             for event in effects.events {
@@ -135,7 +135,7 @@ extension Coordinator {
                         ?? scratch.inspect(session)?.flows.first(where: { $0.id == flow })?.name
                 else { continue }
                 candidate.adaptedTo = to.isNone ? "none" : to.name
-                let handler = specification.flow(named: flowName)?.handlers.first { $0.step == to.name }
+                let handler = setup.specification.flow(named: flowName)?.handlers.first { $0.step == to.name }
                 candidate.actions =
                     to.isNone
                     ? ["\(flowName): nothing (adapted to none)"]

@@ -17,18 +17,18 @@ extension Coordinator {
     ) {
         // A session that does not exist keeps nothing (an inspector naming an unknown one, a peer of an ended one):
         // what was said to it changes no session, and its entries would never be removed.
-        guard journal.isRecording, known || engine.hasSession(session) || input.startsSession else { return }
-        let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: wallNow, input: input)
+        guard store.journal.isRecording, known || engine.hasSession(session) || input.startsSession else { return }
+        let entry = JournalEntry(session: session, time: engine.now.milliseconds, wall: time.wallNow, input: input)
         do {
-            journal.add(
+            store.journal.add(
                 try entry.encoded(stepBody: stepBody, sender: journalSender),
                 session: session,
-                snapshotEvery: configuration.snapshotEvery
+                snapshotEvery: setup.configuration.snapshotEvery
             )
         } catch {
             // Every part of an entry is plain data: this cannot fail, and if it did the session is written whole.
-            logger.error("cannot encode a journal entry of \(session): \(error)")
-            journal.snapshotDue.insert(session)
+            setup.logger.error("cannot encode a journal entry of \(session): \(error)")
+            store.journal.snapshotDue.insert(session)
         }
     }
 
@@ -37,37 +37,37 @@ extension Coordinator {
     /// (or when `everything`: a graceful stop) sessions with `entriesWorthASnapshot` — the sessions that ended,
     /// and flowd's clock.
     public mutating func takeStoreGroup(everything: Bool = false) -> StoreGroup {
-        guard journal.isEnabled else { return StoreGroup() }
-        if everything || now - journal.lastPeriodicSnapshot >= configuration.snapshotInterval.milliseconds {
-            journal.lastPeriodicSnapshot = now
+        guard store.journal.isEnabled else { return StoreGroup() }
+        if everything || now - store.journal.lastPeriodicSnapshot >= setup.configuration.snapshotInterval.milliseconds {
+            store.journal.lastPeriodicSnapshot = now
             // Only where replaying the entries would take longer than reading the session whole.
-            journal.snapshotDue.formUnion(
-                journal.tails.filter { $0.value.entries >= Self.entriesWorthASnapshot }.keys
+            store.journal.snapshotDue.formUnion(
+                store.journal.tails.filter { $0.value.entries >= Self.entriesWorthASnapshot }.keys
             )
         }
         var group = StoreGroup()
-        swap(&group.entries, &journal.entries)
-        group.removed = journal.removed.map(\.rawValue).sorted()
-        journal.removed = []
-        for session in journal.snapshotDue.sorted() {
+        swap(&group.entries, &store.journal.entries)
+        group.removed = store.journal.removed.map(\.rawValue).sorted()
+        store.journal.removed = []
+        for session in store.journal.snapshotDue.sorted() {
             guard let bytes = snapshotBytes(of: session) else { continue }
             group.snapshots.append(SnapshotRecord(session: session.rawValue, bytes: bytes))
-            journal.noteSnapshot(of: session, bytes: bytes.count)
+            store.journal.noteSnapshot(of: session, bytes: bytes.count)
         }
-        journal.snapshotDue = []
+        store.journal.snapshotDue = []
         if !group.snapshots.isEmpty {
-            journal.lastSnapshotWall = wallNow
+            store.journal.lastSnapshotWall = time.wallNow
         }
-        swap(&group.metadata, &journal.metadata)
+        swap(&group.metadata, &store.journal.metadata)
         // The clock is written with snapshots, and at most once a second otherwise (a restart also takes the time of
         // the last entry): a row less to write in the group of every step. While a session waits for a deadline it is
         // written once a second even when nothing else is, so that a restart does not give the wait back.
-        let clockDue = journal.lastClockWrite.map { now - $0 >= Self.clockWriteInterval } ?? true
+        let clockDue = store.journal.lastClockWrite.map { now - $0 >= Self.clockWriteInterval } ?? true
         if (!group.isEmpty || (clockDue && engine.nextDeadline != nil))
             && (!group.snapshots.isEmpty || everything || clockDue)
         {
             group.metadata[StoreKeys.clock] = String(now)
-            journal.lastClockWrite = now
+            store.journal.lastClockWrite = now
         }
         return group
     }
@@ -80,16 +80,16 @@ extension Coordinator {
     static let clockWriteInterval: Int64 = 1000
 
     /// Journal entries waiting for the end of the turn (or of the group of turns) to be written.
-    public var pendingJournalEntries: Int { journal.entries.count }
+    public var pendingJournalEntries: Int { store.journal.entries.count }
 
     /// Sets metadata to be written with the next group.
     public mutating func setStoreMetadata(_ key: String, _ value: String) {
-        journal.metadata[key] = value
+        store.journal.metadata[key] = value
     }
 
     /// Marks every session to be written whole with the next group.
     mutating func snapshotEverySession() {
-        journal.snapshotDue.formUnion(engine.sessionIDs)
+        store.journal.snapshotDue.formUnion(engine.sessionIDs)
     }
 
     /// A session's record, encoded; `nil` when the session is gone.
@@ -98,7 +98,7 @@ extension Coordinator {
         do {
             return try FlowJSON.encode(record)
         } catch {
-            logger.error("cannot encode the snapshot of \(session): \(error)")
+            setup.logger.error("cannot encode the snapshot of \(session): \(error)")
             return nil
         }
     }
@@ -106,7 +106,7 @@ extension Coordinator {
     /// Everything flowd keeps of a session.
     func sessionRecord(of session: SessionID) -> SessionRecord? {
         guard let snapshot = try? engine.snapshot(of: session) else { return nil }
-        let senders = steppers.records(in: session)
+        let senders = acknowledgements.steppers.records(in: session)
             .sorted { ($0.key.role.rawValue, $0.key.name) < ($1.key.role.rawValue, $1.key.name) }
             .map { key, record in
                 StoredSender(
@@ -114,7 +114,8 @@ extension Coordinator {
                     name: key.name,
                     lastSequence: record.lastSequence,
                     // The last `rememberedAcknowledgements` (fewer after a reload lowered it, until new steps come).
-                    outcomes: record.acknowledgements.inOrder.suffix(configuration.rememberedAcknowledgements).map {
+                    outcomes: record.acknowledgements.inOrder.suffix(setup.configuration.rememberedAcknowledgements).map
+                    {
                         StoredOutcome(sequence: $0.sequence, outcome: $0.outcome)
                     },
                     pending: record.pending.sorted()
@@ -123,14 +124,14 @@ extension Coordinator {
         return SessionRecord(
             engine: snapshot,
             commandSequences: Dictionary(
-                uniqueKeysWithValues: (commandSequences[session] ?? [:]).map { ($0.key.rawValue, $0.value) }
+                uniqueKeysWithValues: (ledger.commandSequences[session] ?? [:]).map { ($0.key.rawValue, $0.value) }
             ),
             senders: senders,
-            waiting: (pending[session] ?? [:]).sorted { $0.key < $1.key }.map {
-                StoredWaitingStep(token: $0.key, acknowledgement: $0.value)
+            waiting: acknowledgements.waiting(in: session).map {
+                StoredWaitingStep(token: $0.token, acknowledgement: $0.acknowledgement)
             },
-            drops: recentDrops[session] ?? [],
-            activity: activity[session] ?? SessionActivity(createdAt: wallNow, lastActivity: wallNow)
+            drops: Array(acknowledgements.drops(in: session)),
+            activity: ledger.activity[session] ?? SessionActivity(createdAt: time.wallNow, lastActivity: time.wallNow)
         )
     }
 }
@@ -151,7 +152,7 @@ public enum StoreKeys {
 extension Coordinator {
     /// The `store` query: where the sessions are kept, how much is there, and how fast it is written.
     func storeReport() -> JSONValue {
-        guard configuration.durable, let statistics = storeStatistics else {
+        guard setup.configuration.durable, let statistics = store.statistics else {
             return ["durable": false]
         }
         return [
@@ -163,9 +164,9 @@ extension Coordinator {
             "journalEntries": .int(statistics.journalEntries),
             "groupsWritten": .int(statistics.groups),
             "transactions": .int(statistics.transactions),
-            "groupsWaiting": .int(groupsWaiting),
+            "groupsWaiting": .int(store.groupsWaiting),
             "snapshotsWritten": .int(statistics.snapshotsWritten),
-            "lastSnapshotAt": journal.lastSnapshotWall.map { .int(Int($0)) } ?? .null,
+            "lastSnapshotAt": store.journal.lastSnapshotWall.map { .int(Int($0)) } ?? .null,
             "writeMicroseconds": [
                 "last": .int(statistics.lastWriteMicroseconds),
                 "mean": .int(statistics.meanWriteMicroseconds),

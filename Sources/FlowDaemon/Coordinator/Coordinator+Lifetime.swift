@@ -1,24 +1,18 @@
 import FlowCore
 
 extension Coordinator {
-    /// How often idle sessions are looked for (milliseconds).
-    static let idleCheckInterval: Int64 = 10_000
-
     /// Ends a session: its flows end, its screens are dismissed, its peers' registrations end (the next message of
     /// each is answered `notRegistered`; one that says HELLO again starts the session anew), and flowd forgets it
     /// (the store too).
     mutating func endSession(_ session: SessionID) {
         apply(engine.endSession(session))
-        for (id, peer) in peers where peer.session == session && peer.role != .inspector {
-            unregister(id, reason: "its session ended")
+        for peer in peers.all.filter({ $0.session == session && $0.role != .inspector }).sorted(by: { $0.id < $1.id }) {
+            unregister(peer.id, reason: "its session ended")
         }
-        commandSequences[session] = nil
-        pending[session] = nil
-        recentDrops[session] = nil
-        steppers.removeSession(session)
-        activity[session] = nil
-        if journal.isEnabled {
-            journal.remove(session)
+        acknowledgements.forget(session)
+        ledger.forget(session)
+        if store.journal.isEnabled {
+            store.journal.remove(session)
         }
         // Its row goes with the turn's group: a HELLO naming it again asks the fleet's store after that.
         fleet?.owned.remove(session)
@@ -27,21 +21,18 @@ extension Coordinator {
     /// Ends the sessions no peer has touched for ``DaemonConfiguration/idleSessionExpiry``: no peer registered in
     /// them, and no message for them since then (nor since this run of flowd started).
     mutating func endIdleSessions() {
-        guard let expiry = configuration.idleSessionExpiry?.milliseconds,
-            now - lastIdleCheck >= min(Self.idleCheckInterval, expiry)
-        else { return }
-        lastIdleCheck = now
-        let started = startedAt + wallOffset
-        let cutoff = wallNow - expiry
-        let occupied = Set(peers.values.compactMap(\.session))
-        let idle = activity.filter { session, activity in
-            !occupied.contains(session) && max(activity.lastActivity, started) <= cutoff
-        }
-        // At most a thousand a check: ending many sessions at once must not stall the loop (the rest go next time).
-        for session in idle.keys.sorted().prefix(1000) {
-            logger.info(
+        guard let expiry = setup.configuration.idleSessionExpiry?.milliseconds else { return }
+        let idle = ledger.idleSessions(
+            now: now,
+            expiry: expiry,
+            cutoff: time.wallNow - expiry,
+            runStarted: time.startedAt + time.wallOffset,
+            occupied: peers.occupiedSessions
+        )
+        for (session, lastActivity) in idle {
+            setup.logger.info(
                 "ended an idle session",
-                metadata: ["session": "\(session)", "idleFor": "\((wallNow - idle[session]!.lastActivity) / 1000) s"]
+                metadata: ["session": "\(session)", "idleFor": "\((time.wallNow - lastActivity) / 1000) s"]
             )
             counters.sessionsExpired += 1
             endSession(session)

@@ -18,7 +18,7 @@ extension Coordinator {
     /// The figures the metrics endpoint shows; cheap enough for every tick (no session is read).
     public var figures: CoordinatorFigures {
         var peersByRole: [Role: Int] = [:]
-        for peer in peers.values {
+        for peer in peers.all {
             peersByRole[peer.role, default: 0] += 1
         }
         return CoordinatorFigures(
@@ -26,7 +26,7 @@ extension Coordinator {
             sessions: engine.sessionCount,
             peersByRole: peersByRole,
             pendingJournalEntries: pendingJournalEntries,
-            pendingInspectionEvents: inspectionBatches.count
+            pendingInspectionEvents: subscriptions.batches.count
         )
     }
 }

@@ -48,8 +48,8 @@ extension Coordinator {
         let presenter = PresenterID(request.presenter ?? peer.name)
         let message = SnapshotMessage(
             presenter: presenter.rawValue,
-            sequence: commandSequences[session]?[presenter] ?? 0,
-            epoch: epoch,
+            sequence: ledger.commandSequence(of: session, to: presenter),
+            epoch: setup.epoch,
             commands: screens.rebuildCommands(for: presenter)
         )
         send(.snapshot(message), to: peer.id, session: session, correlation: header.id)

@@ -106,12 +106,12 @@ extension Coordinator {
             page.map { name in
                 let id = SessionID(name)
                 let inspection = engine.inspect(id)
-                let activity = activity[id]
+                let activity = ledger.activity[id]
                 return [
                     "session": .string(id.rawValue),
                     "ready": .bool(inspection?.isReady ?? false),
                     "flows": .int(inspection?.flows.count ?? 0),
-                    "peers": .int(peers.values.filter { $0.session == id }.count),
+                    "peers": .int(peers.all.filter { $0.session == id }.count),
                     "createdAt": activity.map { .int(Int($0.createdAt)) } ?? .null,
                     "lastActivity": activity.map { .int(Int($0.lastActivity)) } ?? .null,
                 ]
@@ -121,13 +121,13 @@ extension Coordinator {
 
     /// The `registrations` query: a page of the peers of the sessions `peer` may see.
     private func registrationsReport(_ arguments: JSONObject, visibleTo viewer: Peer) -> JSONValue {
-        let page = Set(Self.page(arguments, peers.values.filter { lists($0.session, to: viewer) }.map(\.id).sorted()))
+        let page = Set(Self.page(arguments, peers.all.filter { lists($0.session, to: viewer) }.map(\.id).sorted()))
         return .array(
-            peers.values.filter { page.contains($0.id) }.sorted { $0.id < $1.id }.map { peer in
+            peers.all.filter { page.contains($0.id) }.sorted { $0.id < $1.id }.map { peer in
                 [
                     "id": .string(peer.id), "name": .string(peer.name), "role": .string(peer.role.rawValue),
                     "session": peer.session.map { .string($0.rawValue) } ?? .null,
-                    "lastHeard": .int(Int(peer.lastHeard + wallOffset)),
+                    "lastHeard": .int(Int(peer.lastHeard + time.wallOffset)),
                 ]
             }
         )

@@ -17,7 +17,7 @@ extension Coordinator {
         }
         // While the store does not answer, nothing a HELLO would change can be written, nor its WELCOME sent:
         // refused at once, nothing changed (registered peers keep their registration).
-        if let reason = storeUnavailable {
+        if let reason = store.unavailable {
             refuseForStore(peer: peer, correlation: correlation, reason)
             return
         }
@@ -104,9 +104,7 @@ extension Coordinator {
         peer: String
     ) -> (code: ErrorCode, message: String)? {
         if hello.role != .inspector,
-            let other = peers.values.first(where: {
-                $0.id != peer && $0.session == session && $0.role == hello.role && $0.name == name
-            })
+            let other = peers.other(than: peer, in: session, role: hello.role, name: name)
         {
             return (
                 .nameTaken,
@@ -129,40 +127,42 @@ extension Coordinator {
         correlation: UInt64
     ) {
         let session = hello.session.map { SessionID($0) }
-        peers[peer] = Peer(
-            id: peer,
-            name: name,
-            role: hello.role,
-            session: session,
-            grant: grant,
-            lastHeard: now,
-            lastSent: now,
-            journalSender: configuration.durable
-                ? session.map { session in
-                    // Its steps' key: an inspector numbers them on its own connection (see `number`).
-                    let name = hello.role == .inspector ? peer : name
-                    return JournalSenderText(
-                        stepper: StepperKey(session: session, role: hello.role, name: name),
-                        peer: peer
-                    )
-                } : nil
+        peers.add(
+            Peer(
+                id: peer,
+                name: name,
+                role: hello.role,
+                session: session,
+                grant: grant,
+                lastHeard: now,
+                lastSent: now,
+                journalSender: setup.configuration.durable
+                    ? session.map { session in
+                        // Its steps' key: an inspector numbers them on its own connection (see `number`).
+                        let name = hello.role == .inspector ? peer : name
+                        return JournalSenderText(
+                            stepper: StepperKey(session: session, role: hello.role, name: name),
+                            peer: peer
+                        )
+                    } : nil
+            )
         )
         let lastSequence = session.flatMap {
-            steppers[StepperKey(session: $0, role: hello.role, name: name)]?.lastSequence
+            acknowledgements.steppers[StepperKey(session: $0, role: hello.role, name: name)]?.lastSequence
         }
         let welcome = Welcome(
             daemonVersion: Self.version,
             id: peer,
             session: session?.rawValue,
             sessionCreated: sessionCreated,
-            heartbeatInterval: Int(configuration.heartbeatInterval.milliseconds),
-            heartbeatTimeout: Int(configuration.heartbeatTimeout.milliseconds),
-            maxMessageSize: configuration.maxMessageSize,
+            heartbeatInterval: Int(setup.configuration.heartbeatInterval.milliseconds),
+            heartbeatTimeout: Int(setup.configuration.heartbeatTimeout.milliseconds),
+            maxMessageSize: setup.configuration.maxMessageSize,
             lastSequence: lastSequence,
-            epoch: epoch
+            epoch: setup.epoch
         )
         send(.welcome(welcome), to: peer, session: session, correlation: correlation)
-        logger.log(
+        setup.logger.log(
             level: hello.role == .inspector ? .debug : .info,
             "registered",
             metadata: [
@@ -200,9 +200,9 @@ extension Coordinator {
 
     /// Starts a session of the flows: its root flow and first steps.
     mutating func startSession(_ session: SessionID) throws(FlowCoreError) {
-        let effects = try specification.startSession(session, in: &engine)
+        let effects = try setup.specification.startSession(session, in: &engine)
         counters.sessionsCreated += 1
-        activity[session] = SessionActivity(createdAt: wallNow, lastActivity: wallNow)
+        ledger.started(session, at: time.wallNow)
         record(.sessionStarted, session: session)
         apply(effects)
     }
@@ -217,9 +217,7 @@ extension Coordinator {
 
     /// Forgets a peer; a presenter's screens become hidden (steps paused), not dismissed.
     mutating func unregister(_ peer: String, reason: String) {
-        unverified.remove(peer)
-        held[peer] = nil
-        guard let registered = peers.removeValue(forKey: peer) else {
+        guard let registered = peers.remove(peer) else {
             return
         }
         if registered.role == .presenter, let session = registered.session {
@@ -229,11 +227,10 @@ extension Coordinator {
             inspectorLeft(peer)
         }
         if let session = registered.session {
-            let wall = wallNow
-            activity[session]?.lastActivity = wall
+            ledger.used(session, at: time.wallNow)
         }
         // Inspectors (every flowctl call) come and go all day: their comings and goings are for debugging.
-        logger.log(
+        setup.logger.log(
             level: registered.role == .inspector ? .debug : .info,
             "unregistered",
             metadata: ["peer": "\(LogText.quoted(peer))", "reason": "\(reason)"]
@@ -252,7 +249,7 @@ extension Coordinator {
 extension Coordinator {
     /// An inspector left: what it injected was numbered for its connection only, in every session.
     mutating func inspectorLeft(_ name: String) {
-        for session in steppers.removeInspector(named: name) {
+        for session in acknowledgements.steppers.removeInspector(named: name) {
             record(.inspectorLeft(name: name), session: session)
         }
     }

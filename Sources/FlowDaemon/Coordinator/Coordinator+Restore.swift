@@ -45,7 +45,7 @@ extension Coordinator {
         coordinator.engine = FlowEngine(registry: specification.registry, options: configuration.engine, now: .zero)
         coordinator.engine.recordsInspectionEvents = false
         var summary = RestoreSummary()
-        coordinator.journal.isReplaying = true
+        coordinator.store.journal.isReplaying = true
         for stored in stored.snapshots {
             let record: SessionRecord
             do {
@@ -57,7 +57,7 @@ extension Coordinator {
                     )
                 }
                 try coordinator.resume(record)
-                coordinator.journal.snapshotSizes[record.engine.session] = stored.bytes.count
+                coordinator.store.journal.snapshotSizes[record.engine.session] = stored.bytes.count
             } catch let error as StoreError {
                 throw error
             } catch {
@@ -73,7 +73,7 @@ extension Coordinator {
                 do {
                     let entry = try JournalEntry.decoded(from: bytes)
                     try coordinator.replay(entry)
-                    coordinator.journal.noteEntry(of: entry.session, bytes: bytes.count)
+                    coordinator.store.journal.noteEntry(of: entry.session, bytes: bytes.count)
                 } catch {
                     throw StoreError(
                         .invalidRecord,
@@ -83,16 +83,14 @@ extension Coordinator {
                 summary.entries += 1
             }
         }
-        coordinator.journal.isReplaying = false
-        coordinator.output = []
-        coordinator.inspectionBatches = PendingInspectionBatches()
+        coordinator.store.journal.isReplaying = false
+        coordinator.turn.messages = []
+        coordinator.subscriptions.batches = PendingInspectionBatches()
         // An inspector's numbering stays until it leaves: one that comes back after the restart resends what waited
         // for its fate, and must not have it applied twice.
-        coordinator.now = max(now, coordinator.engine.now.milliseconds)
-        coordinator.lastTick = coordinator.now
-        coordinator.startedAt = coordinator.now
-        coordinator.lastIdleCheck = coordinator.now
-        coordinator.journal.lastPeriodicSnapshot = coordinator.now
+        coordinator.time.restart(at: max(now, coordinator.engine.now.milliseconds))
+        coordinator.ledger.restart(at: coordinator.now)
+        coordinator.store.journal.lastPeriodicSnapshot = coordinator.now
         summary.sessions = coordinator.engine.sessionCount
         coordinator.counters = Counters()
         coordinator.counters.sessionsRestored = summary.sessions
@@ -103,32 +101,24 @@ extension Coordinator {
     mutating func resume(_ record: SessionRecord) throws {
         let session = record.engine.session
         try engine.resume(record.engine)
-        commandSequences[session] = SmallTable(
-            uniqueKeysWithValues: record.commandSequences.map { (PresenterID($0.key), $0.value) }
-        )
+        ledger.restore(session, activity: record.activity, commandSequences: record.commandSequences)
         for sender in record.senders {
             var stepper = StepperRecord()
             stepper.lastSequence = sender.lastSequence
             stepper.acknowledgements = RecentOutcomes(sender.outcomes.map { ($0.sequence, $0.outcome) })
             stepper.pending = Set(sender.pending)
-            steppers[StepperKey(session: session, role: sender.role, name: sender.name)] = stepper
+            acknowledgements.steppers[StepperKey(session: session, role: sender.role, name: sender.name)] = stepper
         }
-        if !record.waiting.isEmpty {
-            pending[session] = Dictionary(
-                record.waiting.map { ($0.token, $0.acknowledgement) },
-                uniquingKeysWith: { _, last in last }
-            )
-        }
-        if !record.drops.isEmpty {
-            recentDrops[session] = record.drops
-        }
-        activity[session] = record.activity
+        acknowledgements.restore(
+            waiting: record.waiting.map { ($0.token, $0.acknowledgement) },
+            drops: record.drops,
+            in: session
+        )
     }
 
     /// Applies a journal entry again, as it was applied the first time; what it would send is dropped.
     mutating func replay(_ entry: JournalEntry) throws {
-        now = entry.time
-        wallOffset = entry.wall - entry.time
+        time.replay(at: entry.time, wall: entry.wall)
         let session = entry.session
         // Deadlines that fell before the entry fire first, as they did (the tick that fired them is in the journal).
         apply(engine.advanceTime(to: EngineTime(milliseconds: entry.time)))
@@ -136,20 +126,20 @@ extension Coordinator {
         case .sessionStarted:
             try startSession(session)
         case .step(let key, let sequence, let step, let source, let sender):
-            steppers[key, default: StepperRecord()].take(sequence)
+            acknowledgements.steppers[key, default: StepperRecord()].take(sequence)
             submitStep(
                 step,
                 from: source,
                 sequence: sequence,
                 of: key,
                 sender: sender,
-                parameterProblem: specification.parameterProblem(of: step)
+                parameterProblem: setup.specification.parameterProblem(of: step)
             )
         case .deepLink(let key, let sequence, let path, let sender):
-            steppers[key, default: StepperRecord()].take(sequence)
+            acknowledgements.steppers[key, default: StepperRecord()].take(sequence)
             submitDeepLink(path, sequence: sequence, of: key, sender: sender)
         case .refused(let key, let sequence, let refusal):
-            steppers[key, default: StepperRecord()].take(sequence)
+            acknowledgements.steppers[key, default: StepperRecord()].take(sequence)
             refuse(sequence, of: key, refusal, to: "", correlation: 0)
         case .visibility(let presenter, let visibility, let presentables):
             apply(try engine.report(visibility, of: presentables, by: presenter, session: session))
@@ -162,20 +152,20 @@ extension Coordinator {
         case .timePassed:
             break
         case .inspectorLeft(let name):
-            steppers[StepperKey(session: session, role: .inspector, name: name)] = nil
+            acknowledgements.steppers[StepperKey(session: session, role: .inspector, name: name)] = nil
         }
         if case .timePassed = entry.input {
-        } else if activity[session] != nil {
-            activity[session]?.lastActivity = entry.wall
+        } else {
+            ledger.used(session, at: entry.wall)
         }
-        output = []
+        turn.messages = []
     }
 
     /// After a restart: the engine's clock catches up with flowd's, every presenter is gone until it comes back (its visible screens become hidden, as for a
     /// lost presenter), and the guard questions that were waiting are asked again (whoever was asked before
     /// answered a flowd that is gone).
     public mutating func restarted() -> [Outgoing] {
-        output = []
+        turn.messages = []
         // The engine's clock catches up with flowd's; deadlines that fell meanwhile fire now.
         let passed = engine.advanceTime(to: EngineTime(milliseconds: now))
         for session in passed.sessions {
@@ -191,7 +181,7 @@ extension Coordinator {
         for request in engine.pendingGuardRequests {
             ask(request)
         }
-        return output
+        return turn.messages
     }
 
     /// Switches to other flows at start-up (the flows file changed since the journal was written): every session
@@ -215,13 +205,13 @@ extension Coordinator {
         for (session, _) in missing {
             endSession(session)
         }
-        output = []
+        turn.messages = []
         do {
             _ = try reload(specification)
         } catch {
             throw FlowsChangedError(missing: [], reason: error.message)
         }
-        output = []
+        turn.messages = []
         snapshotEverySession()
         return missing.map(\.0)
     }

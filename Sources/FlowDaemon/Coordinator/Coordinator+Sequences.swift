@@ -103,10 +103,10 @@ extension Coordinator {
         correlation: UInt64
     ) {
         record(.refused(stepper: key, sequence: sequence, refusal: refusal), session: key.session)
-        steppers[key, default: StepperRecord()].remember(
+        acknowledgements.steppers[key, default: StepperRecord()].remember(
             .refused(refusal),
             of: sequence,
-            keeping: configuration.rememberedAcknowledgements
+            keeping: setup.configuration.rememberedAcknowledgements
         )
         reply(to: peer, correlation: correlation, error: refusal.code, refusal.message)
     }
@@ -126,7 +126,7 @@ extension Coordinator {
             }
             record.take(sequence)
             return (true, sequence)
-        }(&steppers[key, default: StepperRecord()])
+        }(&acknowledgements.steppers[key, default: StepperRecord()])
         if admitted {
             return true
         }
@@ -139,7 +139,7 @@ extension Coordinator {
             )
             return false
         }
-        let record = steppers[key] ?? StepperRecord()
+        let record = acknowledgements.steppers[key] ?? StepperRecord()
         switch record.acknowledgements.outcome(of: sequence) {
         case .fate(let fate):
             send(

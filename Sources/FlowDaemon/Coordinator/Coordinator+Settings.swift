@@ -7,30 +7,31 @@ extension Coordinator {
     /// is refused and its connection cut); the others keep going under their new grants.
     /// - Returns: the ids of the peers unregistered.
     public mutating func takeReloadedSettings(from new: DaemonConfiguration) -> [String] {
-        configuration.peerMessageRate = new.peerMessageRate
-        configuration.peerByteRate = new.peerByteRate
-        configuration.maxSessions = new.maxSessions
-        configuration.sessionsPerPeerPerMinute = new.sessionsPerPeerPerMinute
-        configuration.maxSteppersPerSession = new.maxSteppersPerSession
+        setup.configuration.peerMessageRate = new.peerMessageRate
+        setup.configuration.peerByteRate = new.peerByteRate
+        setup.configuration.maxSessions = new.maxSessions
+        setup.configuration.sessionsPerPeerPerMinute = new.sessionsPerPeerPerMinute
+        setup.configuration.maxSteppersPerSession = new.maxSteppersPerSession
         // The secret key is flowd's identity: it changes with a restart only, and so does CURVE being on or off;
         // the WebSocket endpoint too.
-        var curve = configuration.curve
+        var curve = setup.configuration.curve
         if let reloaded = new.curve, reloaded.secretKey == curve?.secretKey {
             curve?.authorizedKeys = reloaded.authorizedKeys
             curve?.grants = reloaded.grants
-            configuration.curve = curve
+            setup.configuration.curve = curve
         }
         let curveReloaded = curve != nil && new.curve?.secretKey == curve?.secretKey
-        let tokensReloaded = configuration.webSocket != nil && new.webSocket != nil
+        let tokensReloaded = setup.configuration.webSocket != nil && new.webSocket != nil
         if tokensReloaded {
-            configuration.webSocket?.tokens = new.webSocket?.tokens ?? []
+            setup.configuration.webSocket?.tokens = new.webSocket?.tokens ?? []
         }
         var withdrawn: [String] = []
-        for (id, peer) in peers.sorted(by: { $0.key < $1.key }) {
+        for peer in peers.all.sorted(by: { $0.id < $1.id }) {
+            let id = peer.id
             let authorized: Bool
             let grant: ClientGrant?
-            if webSocketPeers.contains(id) {
-                guard tokensReloaded, let tokens = configuration.webSocket?.tokens else { continue }
+            if peers.webSocketIDs.contains(id) {
+                guard tokensReloaded, let tokens = setup.configuration.webSocket?.tokens else { continue }
                 let token = tokens.first { $0.id == id }
                 authorized = tokens.isEmpty || token != nil
                 grant = token?.grant
@@ -47,7 +48,7 @@ extension Coordinator {
                 unregister(id, reason: "its key or token is no longer authorized for this (configuration reloaded)")
                 withdrawn.append(id)
             } else {
-                peers[id]?.grant = grant
+                peers.setGrant(grant, of: id)
             }
         }
         return withdrawn

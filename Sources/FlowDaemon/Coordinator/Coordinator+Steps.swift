@@ -32,7 +32,7 @@ extension Coordinator {
             source = .stepper(peer.name)
         }
         // The step's declaration, looked up once: whether the step is declared, and whether its parameters match.
-        let declaration = specification.step(named: message.step.name)
+        let declaration = setup.specification.step(named: message.step.name)
         guard declaration != nil || message.step.isNone else {
             refuseUndeclared(message.step, sequence: message.sequence, of: key, from: peer, header: header)
             return
@@ -71,7 +71,7 @@ extension Coordinator {
         header: Header
     ) -> Bool {
         // The none step is known to every flow file: the engine drops it (`noneStep`), as RxFlow ignores it.
-        if let unknown = steps.first(where: { !$0.isNone && specification.step(named: $0.name) == nil }) {
+        if let unknown = steps.first(where: { !$0.isNone && setup.specification.step(named: $0.name) == nil }) {
             refuseUndeclared(unknown, sequence: sequence, of: key, from: peer, header: header)
             return false
         }
@@ -92,7 +92,7 @@ extension Coordinator {
             StepRefusal(
                 code: .unknownStep,
                 message:
-                    "no step named '\(step.name)' is declared in \(specification.file)\(Suggestion.didYouMean(step.name, in: specification.steps.lazy.map(\.name)))"
+                    "no step named '\(step.name)' is declared in \(setup.specification.file)\(Suggestion.didYouMean(step.name, in: setup.specification.steps.lazy.map(\.name)))"
             ),
             to: peer.id,
             correlation: header.id
@@ -141,7 +141,7 @@ extension Coordinator {
             known: true
         )
         counters.stepsIn += 1
-        let specification = specification
+        let specification = setup.specification
         // The none step is never navigated, in a deep link as on its own.
         let mismatch =
             path.first(where: \.isNone).map { ($0, DropReason.noneStep) }
@@ -156,8 +156,8 @@ extension Coordinator {
     }
 
     /// Carries out the effects of a numbered step given to the engine, whose sender waits for its fate. The fate is
-    /// nearly always among these effects: it is acknowledged from ``deciding``, and nothing is kept for it. Only a fate
-    /// still to come (a guard's answer, a flow not ready) is kept in ``pending``, and its sequence in the sender's
+    /// nearly always among these effects: it is acknowledged at once, and nothing is kept for it. Only a fate
+    /// still to come (a guard's answer, a flow not ready) is kept (``Acknowledgements/stillUndecided(sequence:)``), and its sequence in the sender's
     /// record, to answer the step if it is sent again meanwhile.
     private mutating func apply(
         _ effects: Effects,
@@ -166,9 +166,9 @@ extension Coordinator {
         of key: StepperKey,
         sender: StepSender
     ) {
-        deciding = (
+        acknowledgements.deciding(
             token,
-            PendingAcknowledgement(
+            for: PendingAcknowledgement(
                 peer: sender.peer,
                 stepper: key,
                 sequence: sequence,
@@ -177,35 +177,7 @@ extension Coordinator {
             )
         )
         apply(effects)
-        guard let (token, acknowledgement) = deciding else { return }
-        deciding = nil
-        pending[key.session, default: [:]][token] = acknowledgement
-        steppers[key, default: StepperRecord()].pending.insert(sequence)
-    }
-
-    /// Who waits for the fate of the step being decided now, if `token` of `session` is that step.
-    private func decidingNow(_ token: StepToken, in session: SessionID) -> PendingAcknowledgement? {
-        guard let deciding, deciding.token == token, deciding.acknowledgement.stepper.session == session else {
-            return nil
-        }
-        return deciding.acknowledgement
-    }
-
-    /// Who waits for a step's fate, if anyone.
-    private func acknowledgement(awaiting token: StepToken, in session: SessionID) -> PendingAcknowledgement? {
-        decidingNow(token, in: session) ?? pending[session]?[token]
-    }
-
-    /// Who waits for a step's fate, taken: the fate is decided.
-    private mutating func takeAcknowledgement(
-        awaiting token: StepToken,
-        in session: SessionID
-    ) -> PendingAcknowledgement? {
-        if let now = decidingNow(token, in: session) {
-            deciding = nil
-            return now
-        }
-        return pending[session]?.removeValue(forKey: token)
+        acknowledgements.stillUndecided(sequence: sequence)
     }
 
     /// Carries out the engine's effects: events published for inspectors, command batches published with their
@@ -217,13 +189,13 @@ extension Coordinator {
             var waiting: PendingAcknowledgement?
             // Who sent a step matters only to inspectors and to `drops`: an accepted step unwatched skips it.
             if case .stepFate(let token, let step, let source, let fate) = effects.events[index].kind,
-                !fate.isAccepted || inspection.isWatched
+                !fate.isAccepted || subscriptions.inspection.isWatched
             {
                 let session = effects.events[index].session
-                waiting = acknowledgement(awaiting: token, in: session)
+                waiting = acknowledgements.waiting(for: token, in: session)
                 rememberDrop(of: step, from: source, fate: fate, sender: waiting, session: session)
             }
-            if inspection.isWatched {
+            if subscriptions.inspection.isWatched {
                 let event = effects.events[index]
                 let sender = waiting
                 inspect(event.inspectionKind, session: event.session) { members in
@@ -237,15 +209,15 @@ extension Coordinator {
         }
         for batch in effects.batches {
             // Counted in place: one lookup of the session and one of the presenter.
-            let sequence = Self.advance(&commandSequences[batch.session, default: [:]], of: batch.presenter)
+            let sequence = ledger.nextCommandSequence(of: batch.session, to: batch.presenter)
             counters.batchesOut += 1
             counters.commandsOut += batch.commands.count
-            guard !journal.isReplaying else { continue }
-            let body = codec.body(
+            guard !store.journal.isReplaying else { continue }
+            let body = setup.codec.body(
                 of: CommandsMessage(
                     presenter: batch.presenter.rawValue,
                     sequence: sequence,
-                    epoch: epoch,
+                    epoch: setup.epoch,
                     commands: batch.commands,
                     flow: batch.flow,
                     step: batch.step
@@ -264,7 +236,7 @@ extension Coordinator {
         for question in effects.questions {
             ask(question)
         }
-        for reached in effects.limitsReached where !journal.isReplaying {
+        for reached in effects.limitsReached where !store.journal.isReplaying {
             noteBoundHit(reached.limit, "session \(LogText.quoted(reached.session.rawValue)): \(reached.message)")
         }
     }
@@ -287,19 +259,6 @@ extension Coordinator {
         }
     }
 
-    /// The next command batch sequence of a presenter, counted.
-    private static func advance(_ sequences: inout SmallTable<PresenterID, UInt64>, of presenter: PresenterID) -> UInt64
-    {
-        guard let index = sequences.index(forKey: presenter) else {
-            sequences[presenter] = 1
-            return 1
-        }
-        return sequences.inPlace(at: index) { sequence in
-            sequence += 1
-            return sequence
-        }
-    }
-
     /// Acknowledges a decided step to its sender (the coordinator's own steps have none).
     private mutating func acknowledge(_ token: StepToken, in session: SessionID, fate: StepFate) {
         if fate.isAccepted {
@@ -307,14 +266,14 @@ extension Coordinator {
         } else if case .dropped(let reason) = fate {
             Counters.bump(&counters.dropped, reason.code)
         }
-        guard let waiting = takeAcknowledgement(awaiting: token, in: session) else {
+        guard let waiting = acknowledgements.settle(token, in: session) else {
             return
         }
         let wire = WireFate(fate)
-        steppers[waiting.stepper, default: StepperRecord()].remember(
+        acknowledgements.steppers[waiting.stepper, default: StepperRecord()].remember(
             .fate(wire),
             of: waiting.sequence,
-            keeping: configuration.rememberedAcknowledgements
+            keeping: setup.configuration.rememberedAcknowledgements
         )
         // A sender that is gone resends the step once registered again, and gets this fate then; whoever holds its
         // routing id meanwhile gets nothing.
@@ -335,11 +294,11 @@ extension Coordinator {
             guardName: request.question.guardName,
             subject: request.question.subject,
             step: request.question.step,
-            deadline: request.deadline.milliseconds + wallOffset
+            deadline: request.deadline.milliseconds + time.wallOffset
         )
         // A guard of that name in the question's session, else one without a session whose key is granted it; the
         // first by id. Never a guard of another session: it would see the step and its parameters.
-        let named = peers.values.filter { $0.role == .guard && $0.name == request.question.guardName }
+        let named = peers.all.filter { $0.role == .guard && $0.name == request.question.guardName }
         let own = named.filter { $0.session == request.session }
         let shared = named.filter {
             $0.session == nil && authorizationRefusal(of: $0, in: request.session, acting: false) == nil

@@ -7,11 +7,7 @@ extension Coordinator {
     mutating func noteSubscription(_ topic: [UInt8], subscribed: Bool, address: String?, applied: Bool) {
         if subscribed {
             if !applied || !publishes(topic) {
-                unproven.add(topic, address: address ?? "")
-                // At most one cut every 100 ms: what a cut gives back comes as unsubscriptions, a little later.
-                if now - lastUnprovenCut >= 100, let offender = unproven.addressToCut() {
-                    lastUnprovenCut = now
-                    subscribersToCut.append(offender)
+                if let offender = subscriptions.addUnproven(topic, address: address ?? "", now: now) {
                     noteBoundHit(
                         "subscriptions",
                         "subscriptions to topics flowd does not publish held more than \(UnprovenSubscriptions.limit) bytes: the subscriber at \(LogText.quoted(offender)) that held the most is cut",
@@ -20,7 +16,7 @@ extension Coordinator {
                 }
             }
         } else {
-            unproven.remove(topic)
+            subscriptions.removeUnproven(topic)
         }
     }
 
@@ -40,7 +36,7 @@ extension Coordinator {
     /// what is counted for the address is forgotten.
     public mutating func unprovenSubscribersCut(_ count: Int, at address: String, local: Bool) {
         if count == 0 || local {
-            unproven.forget(address: address)
+            subscriptions.forgetUnproven(at: address)
         }
     }
 
@@ -69,35 +65,26 @@ extension Coordinator {
     /// With CURVE: whether the message last received came from a connection that spoke under an id not its key's
     /// (to be cut).
     public mutating func takeImpostor() -> Impostor? {
-        defer { impostor = nil }
-        return impostor
+        defer { turn.impostor = nil }
+        return turn.impostor
     }
 
     /// Peer `id` connected over WebSocket: its token, not a CURVE key, says what it may do (a reload of the tokens
     /// checks it against them). Told by the server when the connection opens, not at every message.
     public mutating func webSocketConnectionOpened(_ id: String) {
-        webSocketPeers.insert(id)
+        peers.setWebSocket(id, connected: true)
     }
 
     /// The WebSocket connection of peer `id` ended (another may take the id later): its grant is a key's again if it
     /// connects over ZeroMQ. Its registration stays until it says BYE or its heartbeat timeout passes, as a ZeroMQ
     /// peer's.
     public mutating func webSocketConnectionClosed(_ id: String) {
-        webSocketPeers.remove(id)
+        peers.setWebSocket(id, connected: false)
     }
 
     /// The addresses whose subscriber connections the server is to cut (see `UnprovenSubscriptions`).
     public mutating func takeSubscribersToCut() -> [String] {
-        defer { subscribersToCut = [] }
-        return subscribersToCut
-    }
-
-    /// Once a second: unproven topics whose session has started since are subscriptions like any other.
-    mutating func recheckUnprovenSubscriptions() {
-        guard now - lastUnprovenRecheck >= 1000, !unproven.topics.isEmpty else { return }
-        lastUnprovenRecheck = now
-        let published = Set(unproven.topics.keys.filter { publishes($0) })
-        unproven.forget { topic, _ in published.contains(topic) }
+        subscriptions.takeSubscribersToCut()
     }
 
     /// Whether flowd publishes on `topic`, or on topics it is a prefix of: the empty topic, `cmd/`, `ins/` and
@@ -122,7 +109,9 @@ extension Coordinator {
             if family == families[0] {
                 let presenter = PresenterID(String(decoding: name, as: UTF8.self))
                 let id = SessionID(String(decoding: session, as: UTF8.self))
-                if presenter == configuration.engine.mainPresenter || commandSequences[id]?[presenter] != nil {
+                if presenter == setup.configuration.engine.mainPresenter
+                    || ledger.hasSentCommands(in: id, to: presenter)
+                {
                     return true
                 }
             } else if family == families[1],

@@ -12,85 +12,65 @@ public struct Coordinator: Sendable {
     /// The daemon's version, said in WELCOME.
     public static let version = BuildInfo.version
 
-    /// The flows in use.
-    public internal(set) var specification: FlowSpecification
-    /// The configuration.
-    public internal(set) var configuration: DaemonConfiguration
-    /// The daemon's state: it stays across restarts that keep state (a state directory) and changes when state is
-    /// lost (`--ephemeral`, a new state directory). Presenters resync when it changes.
-    public let epoch: String
+    /// What it was given: the flows, the configuration, its epoch, its codec and its logger.
+    var setup: CoordinatorSetup
+    /// The sessions' trees of flows and screens, and every navigation.
+    var engine: FlowEngine
+    /// flowd's clock and the wall clock's offset from it.
+    var time: CoordinatorTime
+    /// Who is connected.
+    var peers = PeerRegistry()
+    /// Who waits for which step's fate, and the steps dropped.
+    var acknowledgements = Acknowledgements()
+    /// What flowd keeps of each session beside its tree: its activity and its presenters' command sequences.
+    var ledger: SessionLedger
+    /// Who watches the inspection stream, and subscriptions to topics flowd does not publish.
+    var subscriptions = Subscriptions()
+    /// What each peer may still send and create, and how often warnings are logged.
+    var allowances = Allowances()
+    /// What the turn sends.
+    var turn: TurnOutput
+    /// What goes to the store, and how the store is.
+    var store: StoreLink
+    /// What an instance of a fleet knows of the fleet; `nil` for a flowd of its own.
+    var fleet: FleetState?
     /// What was counted so far.
     public internal(set) var counters = Counters()
 
-    var engine: FlowEngine
-    let codec: WireCodec
-    var peers: [String: Peer] = [:]
-    var steppers = StepperTable()
-    /// Who waits for the fate of each step whose fate was not decided in the turn that took it in.
-    var pending: [SessionID: [StepToken: PendingAcknowledgement]] = [:]
-    /// The step being given to the engine now, and who waits for its fate (see `apply(_:awaitingFateOf:...)`).
-    var deciding: (token: StepToken, acknowledgement: PendingAcknowledgement)?
-    /// The sequence of the last COMMANDS sent to each presenter of each session (a small table: most sessions have
-    /// one presenter, and a dictionary of one took 118 bytes).
-    var commandSequences: [SessionID: SmallTable<PresenterID, UInt64>] = [:]
-    var recentDrops: [SessionID: [DroppedStep]] = [:]
-    /// Subscriptions to the inspection stream, one event per message (`ins/...`) and batched (`inb/...`).
-    var inspection = InspectionSubscriptions()
-    /// Batched inspection events waiting to be published, at most `inspectionBatchDelay` (EVENTS bodies being
-    /// written).
-    var inspectionBatches = PendingInspectionBatches()
-    /// What each peer may still send and create this second and minute.
-    var allowances = Allowances()
-    /// Per peer whose replies are being dropped: when the first and the last of this episode were.
-    var unreadSince: [String: (first: Int64, last: Int64)] = [:]
-    /// Subscriptions to topics flowd does not publish (yet), and the subscribers to cut for holding too many.
-    var unproven = UnprovenSubscriptions()
-    var subscribersToCut: [String] = []
-    /// With CURVE: a connection that spoke under an id not its key's in the message just received (the server cuts
-    /// it, and refuses the key a while if the id was another key's).
-    var impostor: Impostor?
-    var lastUnprovenRecheck: Int64 = .min / 2
-    var lastUnprovenCut: Int64 = .min / 2
-    /// With CURVE, after a control connection ended: the peers that have not spoken since, and what waits to be
-    /// sent to them. The connection under a peer's id may now be another key's that has sent nothing yet (a
-    /// connection takes a free id); what is sent under the id waits until the peer's own key speaks there.
-    var unverified: Set<String> = []
-    var held: [String: [Outgoing]] = [:]
-    /// The ids whose connection is a WebSocket one (their token, not a CURVE key, says what they may do).
-    var webSocketPeers: Set<String> = []
-    /// When each bound hit was last logged (at most once a second each).
-    var boundsLogged: [String: Int64] = [:]
-    var lastMessageID: UInt64 = 0
-    var output: [Outgoing] = []
-    /// Messages of the turn's output that describe no state (heartbeats, `storeUnavailable`): they leave at the end
-    /// of the turn even while earlier turns' answers wait for their writes (``TurnEffects/immediate``).
-    var atOnce: [Outgoing] = []
+    /// The flows in use.
+    public var specification: FlowSpecification { setup.specification }
+    /// The configuration.
+    public var configuration: DaemonConfiguration { setup.configuration }
+    /// The daemon's state: it stays across restarts that keep state (a state directory) and changes when state is
+    /// lost (`--ephemeral`, a new state directory). Presenters resync when it changes.
+    public var epoch: String { setup.epoch }
     /// Why the store does not answer, while it does not (the server says so every tick): HELLOs are refused with
     /// `storeUnavailable` meanwhile.
-    public var storeUnavailable: String?
-    /// flowd's clock (milliseconds): monotonic, continued across restarts from the store; timers and deadlines run
-    /// on it.
-    var now: Int64 = 0
+    public var storeUnavailable: String? {
+        get { store.unavailable }
+        set { store.unavailable = newValue }
+    }
+    /// What the store holds and how fast it writes, as the server last read it (`nil` when ephemeral).
+    public var storeStatistics: StoreStatistics? {
+        get { store.statistics }
+        set { store.statistics = newValue }
+    }
+    /// Groups handed to the journal writer and not yet written, as the server last saw.
+    public var groupsWaiting: Int {
+        get { store.groupsWaiting }
+        set { store.groupsWaiting = newValue }
+    }
     /// The wall clock minus flowd's clock: timestamps that leave flowd (`sentAt`, `at`) are on the wall clock.
     /// The server sets it every turn; it moves with NTP, and the timers do not.
-    public var wallOffset: Int64 = 0
-    /// When this run started, on flowd's clock: idle sessions count their idleness from it at the earliest.
-    var startedAt: Int64
-    /// What goes to the store: journal entries and snapshots waiting for the end of the turn.
-    var journal: JournalBuffer
-    /// When each session was created and last used.
-    var activity: [SessionID: SessionActivity] = [:]
-    /// When idle sessions were last looked for, on flowd's clock.
-    var lastIdleCheck: Int64
-    /// What the store holds and how fast it writes, as the server last read it (`nil` when ephemeral).
-    public var storeStatistics: StoreStatistics?
-    /// Groups handed to the journal writer and not yet written, as the server last saw.
-    public var groupsWaiting = 0
-    /// What an instance of a fleet knows of the fleet; `nil` for a flowd of its own.
-    var fleet: FleetState?
-    /// When ``tick(now:)`` last ran: it runs at least every half heartbeat interval, however busy the daemon is.
-    var lastTick: Int64 = 0
-    let logger: Logger
+    public var wallOffset: Int64 {
+        get { time.wallOffset }
+        set { time.wallOffset = newValue }
+    }
+    /// flowd's clock (milliseconds): monotonic, continued across restarts from the store; timers and deadlines run
+    /// on it.
+    var now: Int64 { time.now }
+    var logger: Logger { setup.logger }
+    var codec: WireCodec { setup.codec }
 
     /// Creates a coordinator for a flow file.
     public init(
@@ -100,18 +80,18 @@ public struct Coordinator: Sendable {
         now: Int64,
         logger: Logger = Logger(label: "flowbus.flowd")
     ) {
-        self.logger = logger
-        self.specification = specification
-        self.configuration = configuration
-        self.epoch = epoch
-        self.now = now
-        self.lastTick = now
-        self.startedAt = now
-        self.lastMessageID = UInt64(max(0, now)) &* 1000
-        self.lastIdleCheck = now
-        self.journal = JournalBuffer(isEnabled: configuration.durable, startedAt: now)
-        self.codec = WireCodec(maxBodySize: configuration.maxMessageSize)
-        self.engine = FlowEngine(
+        setup = CoordinatorSetup(
+            specification: specification,
+            configuration: configuration,
+            epoch: epoch,
+            codec: WireCodec(maxBodySize: configuration.maxMessageSize),
+            logger: logger
+        )
+        time = CoordinatorTime(now: now)
+        ledger = SessionLedger(now: now)
+        turn = TurnOutput(firstMessageID: UInt64(max(0, now)) &* 1000)
+        store = StoreLink(durable: configuration.durable, startedAt: now)
+        engine = FlowEngine(
             registry: specification.registry,
             options: configuration.engine,
             now: EngineTime(milliseconds: now)
@@ -133,14 +113,14 @@ public struct Coordinator: Sendable {
     public func nextTick() -> Int64 {
         let period = max(1, configuration.heartbeatInterval.milliseconds / 2)
         let engineDeadline = engine.nextDeadline?.milliseconds ?? Int64.max
-        return min(lastTick + period, engineDeadline)
+        return min(time.lastTick + period, engineDeadline)
     }
 
     /// The earliest time at which `tick(now:)` or ``publishDueInspection(now:)`` has something to do: the next tick, or
     /// when batched inspection events are due.
     public func nextWakeUp() -> Int64 {
         let inspectionDue =
-            inspectionBatches.oldest.map { $0 - wallOffset + configuration.inspectionBatchDelay.milliseconds }
+            subscriptions.batches.oldest.map { $0 - wallOffset + configuration.inspectionBatchDelay.milliseconds }
             ?? Int64.max
         return min(nextTick(), inspectionDue)
     }
@@ -156,13 +136,10 @@ public struct Coordinator: Sendable {
         overWebSocket: Bool = false,
         now: Int64
     ) -> [Outgoing] {
-        self.now = max(self.now, now)
-        // A step's COMMANDS and STEP_ACK, in one allocation.
-        output = []
-        output.reserveCapacity(4)
-        impostor = nil
+        time.advance(to: now)
+        turn.begin()
         guard admitMessage(from: peer, bytes: frames.reduce(0) { $0 + $1.count }) else {
-            return output
+            return turn.messages
         }
         // With CURVE a connection speaks only under its key's id. One that took another's free id (flowd does not
         // hand over a connected one), or an id no key has, is refused whatever it says, and cut; nothing more goes to
@@ -175,11 +152,11 @@ public struct Coordinator: Sendable {
                 userID != peer || !tokenIDs.contains(peer)
             {
                 refuseWithdrawnToken(frames, from: peer)
-                return output
+                return turn.messages
             }
         } else if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
             refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
-            return output
+            return turn.messages
         }
         let envelope: Envelope
         do {
@@ -187,38 +164,22 @@ public struct Coordinator: Sendable {
         } catch {
             counters.messagesIn.countInvalid()
             reply(to: peer, correlation: error.correlation, error: error.code, error.message)
-            return output
+            return turn.messages
         }
         counters.messagesIn.count(envelope.message.type)
         // The peer's own key spoke under its id: what waited for it goes first.
-        if !unverified.isEmpty, unverified.remove(peer) != nil {
-            output += held.removeValue(forKey: peer) ?? []
-        }
+        turn.messages += peers.verified(peer)
         // The sender's registration, looked up once for the message.
-        var registered: Peer?
-        if let index = peers.index(forKey: peer) {
-            if let session = Self.hear(&peers.values[index], now: self.now) {
-                let wall = wallNow
-                activity[session]?.lastActivity = wall
-            }
-            registered = peers.values[index]
+        let heard = peers.hear(peer, now: now, resolution: Self.activityResolution)
+        if let session = heard?.activeSession {
+            ledger.used(session, at: time.wallNow)
         }
-        dispatch(envelope, body: frames[3], from: peer, registered: registered, userID: userID)
-        return output
+        dispatch(envelope, body: frames[3], from: peer, registered: heard?.peer, userID: userID)
+        return turn.messages
     }
 
     /// How often a session's last activity is noted while its peers speak (milliseconds).
     static let activityResolution: Int64 = 1000
-
-    /// A registered peer was heard now; returns its session when the session's last activity is to be noted: to the
-    /// second while its peers speak (a peer that leaves notes it to the millisecond), enough for idle sessions and the
-    /// `sessions` query, without a lookup per message. Changed in place: the table's getter would copy the peer.
-    private static func hear(_ peer: inout Peer, now: Int64) -> SessionID? {
-        peer.lastHeard = now
-        guard let session = peer.session, now - peer.activityNoted >= activityResolution else { return nil }
-        peer.activityNoted = now
-        return session
-    }
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs waiting for a
     /// fleet's store that does not answer.
@@ -227,31 +188,33 @@ public struct Coordinator: Sendable {
     ///   sent at once (what it was sent last may not have left), so that a store that is slow or down is not taken
     ///   for a dead flowd.
     public mutating func tick(now: Int64, answersHeld: Bool = false) -> [Outgoing] {
-        self.now = max(self.now, now)
-        lastTick = self.now
-        output = []
+        time.advance(to: now)
+        time.lastTick = self.now
+        turn.messages = []
         let passed = engine.advanceTime(to: EngineTime(milliseconds: self.now))
         for session in passed.sessions {
             record(.timePassed, session: session)
         }
         apply(passed)
         allowances.forgetQuiet(now: self.now)
-        forgetReadingPeers()
+        peers.forgetReadingPeers(now: self.now)
         endIdleSessions()
-        recheckUnprovenSubscriptions()
+        if let topics = subscriptions.unprovenToRecheck(now: self.now) {
+            subscriptions.proven(Set(topics.filter { publishes($0) }))
+        }
         let timeout = configuration.heartbeatTimeout.milliseconds
         let interval = configuration.heartbeatInterval.milliseconds
-        for id in peers.keys.sorted() {
-            guard let peer = peers[id] else { continue }
-            if self.now - peer.lastHeard > timeout {
+        for due in peers.due(now: self.now, timeout: timeout, interval: interval, everyone: answersHeld) {
+            switch due {
+            case .silent(let id):
                 counters.peersLost += 1
                 unregister(id, reason: "silent for more than \(timeout) ms")
-            } else if answersHeld || self.now - peer.lastSent >= interval {
-                send(.heartbeat(Heartbeat()), to: id, session: peer.session, correlation: nil, atOnce: true)
+            case .heartbeat(let id, let session):
+                send(.heartbeat(Heartbeat()), to: id, session: session, correlation: nil, atOnce: true)
             }
         }
         refuseParkedHellosWhileStoreIsDown()
-        return output
+        return turn.messages
     }
 
     /// Replaces the flows; running sessions keep going with the new definitions of their flows, and a guard
@@ -269,14 +232,14 @@ public struct Coordinator: Sendable {
             questions.append(try reloaded.restore(try engine.snapshot(of: id)))
         }
         engine = reloaded
-        self.specification = specification
+        setup.specification = specification
         // Deadlines started again on the new engine: every session is written whole, and replays from there.
-        journal.snapshotDue.formUnion(engine.sessionIDs)
-        output = []
+        store.journal.snapshotDue.formUnion(engine.sessionIDs)
+        turn.messages = []
         for effects in questions {
             apply(effects)
         }
-        return output
+        return turn.messages
     }
 
     // MARK: Dispatch
@@ -348,7 +311,7 @@ public struct Coordinator: Sendable {
     /// Numbers the daemon's messages from a thousand per millisecond of `wall` (the wall clock, ms since 1970) on:
     /// ids go on increasing across runs (the spec: increasing per sender), however little an earlier run wrote.
     public mutating func numberMessages(from wall: Int64) {
-        lastMessageID = max(lastMessageID, UInt64(max(0, wall)) &* 1000)
+        turn.numberFrom(UInt64(max(0, wall)) &* 1000)
     }
 
     /// Now on the wall clock (milliseconds since 1970).
@@ -359,7 +322,7 @@ public struct Coordinator: Sendable {
     /// Sends a message to a peer; `toRegisteredOnly`: only while it is registered (else nothing is sent).
     /// What goes to an unverified peer waits until its key is heard, unless `holding` is false (an answer to the
     /// connection that holds the id now). `atOnce`: the message describes no state, and does not wait for earlier
-    /// turns' writes (see ``atOnce``).
+    /// turns' writes (see ``TurnOutput/immediate``).
     mutating func send(
         _ message: Message,
         to peer: String,
@@ -394,23 +357,19 @@ public struct Coordinator: Sendable {
         atOnce: Bool = false
     ) {
         // What a replayed input caused was sent the first time.
-        guard !journal.isReplaying else { return }
-        let registration = peers.index(forKey: peer)
-        if let registration {
-            peers.values[registration].lastSent = now
-        } else if toRegisteredOnly {
-            return
-        }
-        lastMessageID += 1
-        let header = Header(id: lastMessageID, session: session?.rawValue, correlation: correlation, sentAt: wallNow)
-        let outgoing = Outgoing.toPeer(peer, codec.encode(header: header, type: type, body: body(codec)))
-        if holding, !unverified.isEmpty, unverified.contains(peer) {
+        guard !store.journal.isReplaying else { return }
+        guard peers.sent(to: peer, now: now) || !toRegisteredOnly else { return }
+        let header = Header(
+            id: turn.nextMessageID(),
+            session: session?.rawValue,
+            correlation: correlation,
+            sentAt: time.wallNow
+        )
+        let outgoing = Outgoing.toPeer(peer, setup.codec.encode(header: header, type: type, body: body(setup.codec)))
+        if holding, peers.isUnverified(peer) {
             hold(outgoing, for: peer)
         } else {
-            output.append(outgoing)
-            if atOnce {
-                self.atOnce.append(outgoing)
-            }
+            turn.append(outgoing, immediate: atOnce)
         }
         counters.messagesOut.count(type)
     }
@@ -422,10 +381,9 @@ public struct Coordinator: Sendable {
 
     /// Publishes a message on the events socket, its body already written.
     mutating func publish(_ type: MessageType, body: [UInt8], topic: String, session: SessionID?) {
-        guard !journal.isReplaying else { return }
-        lastMessageID += 1
-        let header = Header(id: lastMessageID, session: session?.rawValue, sentAt: wallNow)
-        output.append(.publish(topic: topic, codec.encode(header: header, type: type, body: body)))
+        guard !store.journal.isReplaying else { return }
+        let header = Header(id: turn.nextMessageID(), session: session?.rawValue, sentAt: time.wallNow)
+        turn.messages.append(.publish(topic: topic, setup.codec.encode(header: header, type: type, body: body)))
         counters.messagesOut.count(type)
     }
 

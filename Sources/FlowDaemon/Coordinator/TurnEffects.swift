@@ -21,11 +21,11 @@ extension Coordinator {
     /// - Parameter everything: a graceful stop: every session with journal entries is written whole.
     public mutating func finishTurn(sending messages: [Outgoing], everything: Bool = false) -> TurnEffects {
         let persist = takeStoreGroup(everything: everything)
-        guard !atOnce.isEmpty else { return TurnEffects(persist: persist, messages: messages) }
+        guard !turn.immediate.isEmpty else { return TurnEffects(persist: persist, messages: messages) }
         // Each message has an id of its own in its header: equal frames are the same message.
-        let immediate = atOnce
+        let immediate = turn.immediate
         let apart = Set(immediate)
-        atOnce.removeAll(keepingCapacity: true)
+        turn.immediate.removeAll(keepingCapacity: true)
         return TurnEffects(
             persist: persist,
             messages: messages.filter { !apart.contains($0) },
