@@ -102,7 +102,7 @@ extension Coordinator {
     }
 
     /// Replies the server could not queue, per peer, because the peer does not read them: counted (`boundsHit`
-    /// `replyQueue`); a peer whose replies are still dropped ``PeerRegistry/unreadPeerForgottenAfter`` after the first is
+    /// `replyQueue`); a peer whose replies are still dropped 5 s after the first is
     /// forgotten, as a silent one is.
     public mutating func repliesDropped(_ dropped: [String: Int], now: Int64) -> [Outgoing] {
         time.advance(to: now)
@@ -133,7 +133,7 @@ extension Coordinator {
 
     /// A control connection ended. With CURVE, every registered peer is unverified until it speaks again: its id
     /// may be taken by a connection of another key (libzmq gives a free id to whoever asks for it), so what is sent
-    /// under the id waits (at most ``PeerRegistry/heldLimit`` messages a peer) until the peer's own key is heard there.
+    /// under the id waits (at most 1 000 messages a peer) until the peer's own key is heard there.
     public mutating func controlConnectionEnded() {
         guard setup.configuration.curve != nil else { return }
         peers.connectionEnded()
