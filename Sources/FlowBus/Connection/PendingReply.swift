@@ -74,3 +74,10 @@ final class PendingReply<Value: Sendable>: Sendable {
         state.withLock { if case .done = $0 { true } else { false } }
     }
 }
+
+/// Replies are the same when they are the same caller's (the client's state machine's actions compare so).
+extension PendingReply: Equatable {
+    static func == (lhs: PendingReply, rhs: PendingReply) -> Bool {
+        lhs === rhs
+    }
+}
