@@ -30,7 +30,7 @@ import Testing
         var bus = try fleetBus()
         let hello = Hello(role: .stepper, id: "kiosk/app", name: "app", session: "kiosk")
         #expect(bus.send(.hello(hello), from: "kiosk/app").isEmpty, "answered before the store said where")
-        let asked = bus.coordinator.takeSessionsToLocate()
+        let asked = bus.coordinator.finishTurn(sending: []).sessionsToLocate
         #expect(asked.map(\.session) == ["kiosk"] && asked.first?.claiming == true)
         let out = bus.coordinator.located("kiosk", .success(.elsewhere(other)))
         let replies = bus.replies(out, to: "kiosk/app")
@@ -48,7 +48,7 @@ import Testing
     @Test func aSessionTheStoreGivesThisInstanceIsCreatedHere() throws {
         var bus = try fleetBus()
         _ = bus.send(.hello(Hello(role: .stepper, id: "kiosk/app", name: "app", session: "kiosk")), from: "kiosk/app")
-        _ = bus.coordinator.takeSessionsToLocate()
+        _ = bus.coordinator.finishTurn(sending: []).sessionsToLocate
         let out = bus.coordinator.located("kiosk", .success(.here(StoredState())))
         guard case .welcome(let welcome)? = bus.replies(out, to: "kiosk/app").first?.message else {
             Issue.record("no WELCOME")
@@ -59,7 +59,7 @@ import Testing
         // A second peer of the session is served at once: the session is this instance's.
         let second = bus.send(.hello(Hello(role: .presenter, id: "kiosk/main", session: "kiosk")), from: "kiosk/main")
         #expect(second.contains { if case .welcome = $0.message { true } else { false } })
-        #expect(bus.coordinator.takeSessionsToLocate().isEmpty)
+        #expect(bus.coordinator.finishTurn(sending: []).sessionsToLocate.isEmpty)
     }
 
     /// An inspector asks without claiming; a stepper's HELLO that comes meanwhile is asked about again, claiming,
@@ -67,13 +67,13 @@ import Testing
     @Test func anInspectorDoesNotClaimAndAStepperAfterItAsksAgain() throws {
         var bus = try fleetBus()
         _ = bus.send(.hello(Hello(role: .inspector, id: "probe", session: "kiosk")), from: "probe")
-        #expect(bus.coordinator.takeSessionsToLocate().map(\.claiming) == [false])
+        #expect(bus.coordinator.finishTurn(sending: []).sessionsToLocate.map(\.claiming) == [false])
         _ = bus.send(.hello(Hello(role: .stepper, id: "kiosk/app", name: "app", session: "kiosk")), from: "kiosk/app")
         let out = bus.coordinator.located("kiosk", .success(.nowhere))
         #expect(bus.replies(out, to: "probe").contains { if case .welcome = $0.message { true } else { false } })
         #expect(bus.replies(out, to: "kiosk/app").isEmpty)
         #expect(!bus.coordinator.sessions.contains("kiosk"))
-        let again = bus.coordinator.takeSessionsToLocate()
+        let again = bus.coordinator.finishTurn(sending: []).sessionsToLocate
         #expect(again.map(\.session) == ["kiosk"] && again.first?.claiming == true)
     }
 
@@ -95,7 +95,7 @@ import Testing
             return
         }
         #expect(refusal.code == "sessionLimit")
-        #expect(bus.coordinator.takeSessionsToLocate().map(\.session) == ["k1", "k2"])
+        #expect(bus.coordinator.finishTurn(sending: []).sessionsToLocate.map(\.session) == ["k1", "k2"])
         let out = bus.coordinator.located("k1", .success(.here(StoredState())))
         #expect(bus.replies(out, to: "flooder").contains { if case .welcome = $0.message { true } else { false } })
     }
@@ -103,7 +103,7 @@ import Testing
     @Test func sessionsLostToAnotherInstanceAreForgottenAndTheirPeersTold() throws {
         var bus = try fleetBus()
         _ = bus.send(.hello(Hello(role: .stepper, id: "kiosk/app", name: "app", session: "kiosk")), from: "kiosk/app")
-        _ = bus.coordinator.takeSessionsToLocate()
+        _ = bus.coordinator.finishTurn(sending: []).sessionsToLocate
         _ = bus.coordinator.located("kiosk", .success(.here(StoredState())))
         _ = bus.coordinator.takeStoreGroup()
         let out = bus.coordinator.forgetLost(["kiosk"])
@@ -118,6 +118,6 @@ import Testing
         #expect(bus.coordinator.takeStoreGroup().entries.isEmpty)
         // Its peer says HELLO again: the store is asked where the session is served now.
         _ = bus.send(.hello(Hello(role: .stepper, id: "kiosk/app", name: "app", session: "kiosk")), from: "kiosk/app")
-        #expect(bus.coordinator.takeSessionsToLocate().map(\.session) == ["kiosk"])
+        #expect(bus.coordinator.finishTurn(sending: []).sessionsToLocate.map(\.session) == ["kiosk"])
     }
 }

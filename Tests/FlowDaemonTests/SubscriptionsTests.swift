@@ -45,3 +45,18 @@ import Testing
         #expect(result7 == nil, "nothing left to look at")
     }
 }
+
+/// The coordinator hands the subscribers to cut to the server in the turn's effects, with nothing else to call.
+@Suite struct SubscribersCutInTheTurnTests {
+    @Test func theSubscriberHoldingTheMostUnprovenTopicsIsInTheTurnsEffects() throws {
+        var bus = try Bus()
+        let topicSize = 1024
+        for index in 0...(UnprovenSubscriptions.limit / topicSize) {
+            let topic = Array("zzz/\(index)/".utf8) + Array(repeating: UInt8(ascii: "x"), count: topicSize)
+            _ = bus.coordinator.subscription(topic, subscribed: true, address: "10.0.0.7", now: bus.now)
+        }
+        let effects = bus.coordinator.finishTurn(sending: [])
+        #expect(effects.subscribersToCut == ["10.0.0.7"])
+        #expect(bus.coordinator.finishTurn(sending: []).subscribersToCut.isEmpty, "handed over once")
+    }
+}

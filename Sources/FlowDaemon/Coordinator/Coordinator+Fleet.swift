@@ -56,7 +56,7 @@ extension Coordinator {
 
     /// The sessions to ask the fleet's store about, taken (each once), with whether a HELLO waiting for it would
     /// create it (a stepper's or a presenter's: then it is claimed when nobody owns it).
-    public mutating func takeSessionsToLocate() -> [(session: SessionID, claiming: Bool)] {
+    mutating func takeSessionsToLocate() -> [TurnEffects.SessionToLocate] {
         guard let fleet, !fleet.toLocate.isEmpty else { return [] }
         self.fleet?.toLocate = []
         return fleet.toLocate.map { session in

@@ -82,11 +82,6 @@ extension Coordinator {
         peers.setWebSocket(id, connected: false)
     }
 
-    /// The addresses whose subscriber connections the server is to cut (see `UnprovenSubscriptions`).
-    public mutating func takeSubscribersToCut() -> [String] {
-        subscriptions.takeSubscribersToCut()
-    }
-
     /// Whether flowd publishes on `topic`, or on topics it is a prefix of: the empty topic, `cmd/`, `ins/` and
     /// `inb/` (or a prefix of them); then, for a session that exists (or `-`, events of no session):
     /// `cmd/<session>/` and `cmd/<session>/<presenter>` for its main presenter or one it sent commands to,

@@ -178,9 +178,6 @@ final class DaemonLoop {
         case .webSocket:
             guard let webSockets else { break }
             outgoing += webSockets.take(into: &daemon.coordinator, now: clock.now)
-            for address in daemon.coordinator.takeSubscribersToCut() where !webSockets.cut(address: address) {
-                watch.cut(address: address)
-            }
         }
         return true
     }
@@ -302,13 +299,14 @@ final class DaemonLoop {
     /// The turn's effects: its writes to the writer, its messages out once written.
     private func finishTurn() {
         outgoing += daemon.coordinator.publishDueInspection(now: clock.now)
-        unread.merge(
-            deliver(delivery.take(daemon.coordinator.finishTurn(sending: outgoing))),
-            uniquingKeysWith: +
-        )
+        let effects = daemon.coordinator.finishTurn(sending: outgoing)
+        unread.merge(deliver(delivery.take(effects)), uniquingKeysWith: +)
         outgoing.removeAll(keepingCapacity: true)
+        for address in effects.subscribersToCut where webSockets?.cut(address: address) != true {
+            watch.cut(address: address)
+        }
         // After the turn's group: a session that ended in this turn is free in the store when asked about.
-        for (session, claiming) in daemon.coordinator.takeSessionsToLocate() {
+        for (session, claiming) in effects.sessionsToLocate {
             server.writer.ask(.locate(session.rawValue, claiming: claiming))
         }
         // The watchdog hears from the loop itself: a loop that is stuck stops it.

@@ -83,9 +83,6 @@ struct SubscriptionIntake {
                 now: now
             )
         }
-        for address in coordinator.takeSubscribersToCut() {
-            watch.cut(address: address)
-        }
         report(into: &coordinator)
         return outgoing
     }
