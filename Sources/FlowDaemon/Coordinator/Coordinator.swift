@@ -107,7 +107,7 @@ public struct Coordinator: Sendable {
     /// How many peers are registered.
     public var peerCount: Int { peers.count }
 
-    /// The earliest time at which `tick(now:)` has something to do (ms since 1970): half a heartbeat interval
+    /// The earliest time at which `tick(now:)` has something to do (flowd's clock, ms): half a heartbeat interval
     /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the
     /// engine's next deadline.
     public func nextTick() -> Int64 {
@@ -170,16 +170,13 @@ public struct Coordinator: Sendable {
         // The peer's own key spoke under its id: what waited for it goes first.
         turn.messages += peers.verified(peer)
         // The sender's registration, looked up once for the message.
-        let heard = peers.hear(peer, now: now, resolution: Self.activityResolution)
+        let heard = peers.hear(peer, now: now, resolution: SessionLedger.activityResolution)
         if let session = heard?.activeSession {
             ledger.used(session, at: time.wallNow)
         }
         dispatch(envelope, body: frames[3], from: peer, registered: heard?.peer, userID: userID)
         return turn.messages
     }
-
-    /// How often a session's last activity is noted while its peers speak (milliseconds).
-    static let activityResolution: Int64 = 1000
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs waiting for a
     /// fleet's store that does not answer.
@@ -313,9 +310,6 @@ public struct Coordinator: Sendable {
     public mutating func numberMessages(from wall: Int64) {
         turn.numberFrom(UInt64(max(0, wall)) &* 1000)
     }
-
-    /// Now on the wall clock (milliseconds since 1970).
-    var wallNow: Int64 { now + wallOffset }
 
     // MARK: Output
 

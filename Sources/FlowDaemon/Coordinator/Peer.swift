@@ -11,7 +11,7 @@ struct Peer: Sendable, Hashable {
     let session: SessionID?
     /// What its CURVE key is granted; `nil`: everything (no CURVE, or a key without a grant).
     var grant: ClientGrant? = nil
-    /// When the daemon last heard from it and last sent to it (ms since 1970).
+    /// When the daemon last heard from it and last sent to it (flowd's clock, ms).
     var lastHeard: Int64
     var lastSent: Int64
     /// When its message was last noted as its session's activity (flowd's clock; see

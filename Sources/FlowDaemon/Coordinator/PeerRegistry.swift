@@ -77,7 +77,7 @@ struct PeerRegistry: Sendable {
     // MARK: Liveness
 
     /// The peer `id` was heard `now`: returns its registration, and whether its session's activity is to be noted
-    /// (to the second while its peers speak; see ``Coordinator/activityResolution``). Changed in place: the table's
+    /// (once every `resolution` while its peers speak: ``SessionLedger/activityResolution``). Changed in place: the table's
     /// getter would copy the peer.
     mutating func hear(_ id: String, now: Int64, resolution: Int64) -> (peer: Peer, activeSession: SessionID?)? {
         guard let index = peers.index(forKey: id) else { return nil }

@@ -12,6 +12,10 @@ struct SessionLedger: Sendable {
     /// When idle sessions were last looked for, on flowd's clock.
     private var lastIdleCheck: Int64
 
+    /// How often a session's last activity is noted while its peers speak (milliseconds): to the second is enough
+    /// for idle sessions and the `sessions` query, without a lookup per message (a peer that leaves notes it to the
+    /// millisecond).
+    static let activityResolution: Int64 = 1000
     /// How often idle sessions are looked for (milliseconds).
     static let idleCheckInterval: Int64 = 10_000
     /// The most idle sessions ended at one look: ending many at once must not stall the loop (the rest go next time).

@@ -10,7 +10,7 @@ struct Subscriptions: Sendable {
     var batches = PendingInspectionBatches()
     /// Subscriptions to topics flowd does not publish (yet).
     private(set) var unproven = UnprovenSubscriptions()
-    /// The subscribers to cut for holding too many unproven topics, until the server takes them.
+    /// The subscribers to cut for holding too many unproven topics, until the turn ends (``Coordinator/finishTurn(sending:everything:)`` hands them over in its effects).
     private var toCut: [String] = []
     private var lastRecheck: Int64 = .min / 2
     private var lastCut: Int64 = .min / 2

@@ -169,7 +169,7 @@ final class WebSocketPeers {
         "ws:" + connection.address
     }
 
-    /// Whether `address` (from ``Coordinator/takeSubscribersToCut()``) is a WebSocket connection's; if so, the
+    /// Whether `address` (from a turn's ``TurnEffects/subscribersToCut``) is a WebSocket connection's; if so, the
     /// connections there are closed.
     func cut(address: String) -> Bool {
         guard address.hasPrefix("ws:") else { return false }
