@@ -62,10 +62,20 @@ let package = Package(
         .target(name: "FlowCore", dependencies: ["FlowJSON"]),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
+        // The coordinator (all protocol logic: frames and the time in, messages and what to write out), its
+        // durability and the configuration value, as NIOCore beside NIOPosix: no socket, no ZeroMQ, NIO or service.
+        .target(
+            name: "FlowDaemonCore",
+            dependencies: [
+                "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The daemon around it: sockets, services, configuration loading, metrics and logs (re-exports FlowDaemonCore).
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo", "ZeroMQ",
+                "FlowDaemonCore", "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo", "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,10 +175,19 @@ let package = Package(
         // What the tests and the benchmarks share (as HummingbirdTesting): running built products, a real flowd, a
         // cuttable TCP relay, a real PostgreSQL server in a temporary directory.
         .target(name: "FlowBusTesting"),
+        // The coordinator in process: its machines, and the coordinator driven by encoded frames (no socket, no flowd).
+        .testTarget(
+            name: "FlowDaemonCoreTests",
+            dependencies: [
+                "FlowDaemonCore", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "FlowBusTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
-                "FlowDaemon", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ", "FlowBusTesting",
+                "FlowDaemon", "FlowDaemonCore", "FlowCore", "FlowSpec", "FlowStore", "FlowWire", "ZeroMQ",
+                "FlowBusTesting",
                 .product(name: "Yams", package: "Yams"),
                 // The WebSocket peer's handler on an embedded channel: no socket, no clock.
                 .product(name: "NIOCore", package: "swift-nio"),

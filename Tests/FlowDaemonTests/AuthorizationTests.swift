@@ -6,6 +6,7 @@ import Testing
 import ZeroMQ
 
 @testable import FlowDaemon
+@testable import FlowDaemonCore
 
 /// CURVE keys granted sessions and roles, at a real flowd over tcp: a peer of kiosk A cannot say HELLO in kiosk B,
 /// step there, read B's tree, end B, or subscribe to B's commands or inspection stream; a reading inspector cannot

@@ -7,6 +7,7 @@ import Logging
 import Testing
 
 @testable import FlowDaemon
+@testable import FlowDaemonCore
 
 /// The journal writer on its own thread, over a real SQLite file, and the ordered delivery of each turn's messages
 /// once the turn is written.
@@ -187,25 +188,5 @@ import Testing
         #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
         #expect(throws: StoreError.self) { try delivery.released() }
         #expect(!delivery.isHolding)
-    }
-
-    @Test func aTurnsEffectsPutItsJournalEntryAheadOfItsAcknowledgement() throws {
-        var bus = try Bus(flows: tickerFlows, durable: true)
-        bus.send(
-            .hello(Hello(role: .stepper, id: "kiosk/ticker", name: "ticker", session: "kiosk")),
-            from: "kiosk/ticker"
-        )
-        _ = bus.coordinator.takeStoreGroup()
-        let before = bus.sent.count
-        bus.send(.step(StepMessage(step: Step("tick", ["n": .int(1)]), sequence: 1)), from: "kiosk/ticker")
-        let effects = bus.coordinator.finishTurn(sending: Array(bus.sent[before...]))
-        #expect(effects.persist.entries.count == 1)
-        #expect(effects.persist.entries.first?.session == "kiosk")
-        let acknowledgements = bus.replies(effects.messages, to: "kiosk/ticker").filter {
-            if case .stepAck = $0.message { true } else { false }
-        }
-        #expect(acknowledgements.count == 1)
-        // Taken: the next turn starts empty.
-        #expect(bus.coordinator.finishTurn(sending: []).persist.entries.isEmpty)
     }
 }

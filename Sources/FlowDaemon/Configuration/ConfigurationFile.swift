@@ -140,13 +140,3 @@ public struct ConfigurationFile: Sendable, Hashable {
         return authorizations
     }
 }
-
-/// Settings that cannot be used, and why.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// Where and what.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}

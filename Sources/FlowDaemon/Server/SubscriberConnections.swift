@@ -9,16 +9,12 @@ import ZeroMQ
 /// host's connections, the one that sent the most bytes is cut: a subscriber sends a greeting and a few topics, so
 /// the one that sent thousands of subscriptions stands out.
 struct SubscriberConnections {
-    /// The most bytes a subscriber's tcp connection may send in all: its greeting, handshake (CURVE's included) and
-    /// a few subscriptions take well under 1 KiB; 8 KiB is some 30 of the longest topics flowd publishes. libzmq's
-    /// tree keeps about 50 bytes per byte of a topic no other shares (measured: 500 000 topics of 64 bytes took
-    /// 1 GiB), so a connection holds at most some 400 KiB, and flowd as many times that as it takes connections.
-    static let byteLimit: UInt64 = 8 << 10
+    /// The most bytes a subscriber's tcp connection may send in all (``SubscriberLimits/byteLimit``).
+    static let byteLimit = SubscriberLimits.byteLimit
     /// What a connection must have sent to be cut for holding unproven topics (a subscriber sends less).
     static let unprovenFloor: UInt64 = 4 << 10
-    /// The most bytes a subscriber's connection may have waiting to be read: a subscriber's whole conversation
-    /// takes a few hundred, and a unix socket holds at most some 48 KiB.
-    static let waitingLimit = 16 << 10
+    /// The most bytes a subscriber's connection may have waiting to be read (``SubscriberLimits/waitingLimit``).
+    static let waitingLimit = SubscriberLimits.waitingLimit
 
     /// How long a process whose ipc connections were cut has its new ones cut too (ms), the first time: libzmq's
     /// XSUB sends all its subscriptions again on each new connection, faster than flowd reads them. Each cut
