@@ -15,7 +15,7 @@ struct Peer: Sendable, Hashable {
     var lastHeard: Int64
     var lastSent: Int64
     /// When its message was last noted as its session's activity (flowd's clock; see
-    /// `Coordinator.activityResolution`).
+    /// `SessionLedger.activityResolution`).
     var activityNoted: Int64 = .min / 2
     /// The first members of its steps' journal entries (a durable flowd's peer registered for a session).
     var journalSender: JournalSenderText? = nil
