@@ -18,8 +18,8 @@ import Testing
         var acknowledgements = Acknowledgements()
         acknowledgements.deciding(StepToken(1), for: waiting(7))
         #expect(acknowledgements.waiting(for: StepToken(1), in: session)?.sequence == 7)
-        let result1 = acknowledgements.settle(StepToken(1), in: session)
-        #expect(result1?.sequence == 7)
+        let settled = acknowledgements.settle(StepToken(1), in: session)
+        #expect(settled?.sequence == 7)
         acknowledgements.stillUndecided(sequence: 7)
         #expect(acknowledgements.waiting(in: session).isEmpty)
         #expect(acknowledgements.steppers[key] == nil)
@@ -32,10 +32,10 @@ import Testing
         #expect(acknowledgements.waiting(in: session).map(\.token) == [StepToken(1)])
         #expect(acknowledgements.steppers[key]?.pending == [7])
         #expect(acknowledgements.waiting(for: StepToken(1), in: SessionID("other")) == nil, "another session's")
-        let result2 = acknowledgements.settle(StepToken(1), in: session)
-        #expect(result2?.sequence == 7)
-        let result3 = acknowledgements.settle(StepToken(1), in: session)
-        #expect(result3 == nil, "settled once")
+        let settled = acknowledgements.settle(StepToken(1), in: session)
+        #expect(settled?.sequence == 7)
+        let settledAgain = acknowledgements.settle(StepToken(1), in: session)
+        #expect(settledAgain == nil, "settled once")
     }
 
     @Test func theLastHundredDropsOfASessionAreKept() {
@@ -71,7 +71,7 @@ import Testing
     @Test func aRestoredSessionWaitsAsItsRecordSays() {
         var acknowledgements = Acknowledgements()
         acknowledgements.restore(waiting: [(StepToken(3), waiting(9))], drops: [], in: session)
-        let result4 = acknowledgements.settle(StepToken(3), in: session)
-        #expect(result4?.sequence == 9)
+        let settled = acknowledgements.settle(StepToken(3), in: session)
+        #expect(settled?.sequence == 9)
     }
 }

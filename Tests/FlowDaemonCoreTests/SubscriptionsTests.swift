@@ -18,14 +18,14 @@ import Testing
             cut.append(subscriptions.addUnproven(topic(index), address: index < 10 ? "small" : "big", now: 0))
         }
         #expect(cut.compactMap { $0 } == ["big"], "once, at time 0")
-        let result1 = subscriptions.addUnproven(topic(count), address: "big", now: 50)
-        #expect(result1 == nil, "50 ms later")
-        let result2 = subscriptions.addUnproven(topic(count + 1), address: "big", now: 100)
-        #expect(result2 == "big")
-        let result3 = subscriptions.takeSubscribersToCut()
-        #expect(result3 == ["big", "big"])
-        let result4 = subscriptions.takeSubscribersToCut()
-        #expect(result4.isEmpty)
+        let cutAt50 = subscriptions.addUnproven(topic(count), address: "big", now: 50)
+        #expect(cutAt50 == nil, "50 ms later")
+        let cutAt100 = subscriptions.addUnproven(topic(count + 1), address: "big", now: 100)
+        #expect(cutAt100 == "big")
+        let taken = subscriptions.takeSubscribersToCut()
+        #expect(taken == ["big", "big"])
+        let takenAgain = subscriptions.takeSubscribersToCut()
+        #expect(takenAgain.isEmpty)
     }
 
     @Test func unprovenTopicsAreLookedAtAgainOnceASecond() {
@@ -34,15 +34,15 @@ import Testing
         _ = subscriptions.addUnproven(topic(2), address: "a", now: 0)
         let topics = subscriptions.unprovenToRecheck(now: 0)
         #expect(topics?.count == 2)
-        let result5 = subscriptions.unprovenToRecheck(now: 500)
-        #expect(result5 == nil)
+        let toRecheckAt500 = subscriptions.unprovenToRecheck(now: 500)
+        #expect(toRecheckAt500 == nil)
         subscriptions.proven([topic(1)])
         #expect(subscriptions.unproven.topics.keys.sorted { $0.lexicographicallyPrecedes($1) } == [topic(2)])
-        let result6 = subscriptions.unprovenToRecheck(now: 1000)
-        #expect(result6?.count == 1)
+        let toRecheckAt1000 = subscriptions.unprovenToRecheck(now: 1000)
+        #expect(toRecheckAt1000?.count == 1)
         subscriptions.removeUnproven(topic(2))
-        let result7 = subscriptions.unprovenToRecheck(now: 2000)
-        #expect(result7 == nil, "nothing left to look at")
+        let toRecheckAt2000 = subscriptions.unprovenToRecheck(now: 2000)
+        #expect(toRecheckAt2000 == nil, "nothing left to look at")
     }
 }
 

@@ -6,14 +6,14 @@ import Testing
 @Suite struct TurnOutputTests {
     @Test func messageIdsIncreaseAndNeverGoBack() {
         var turn = TurnOutput(firstMessageID: 1000)
-        let result1 = turn.nextMessageID()
-        #expect(result1 == 1001)
+        let id = turn.nextMessageID()
+        #expect(id == 1001)
         turn.numberFrom(5000)
-        let result2 = turn.nextMessageID()
-        #expect(result2 == 5001)
+        let idAgain = turn.nextMessageID()
+        #expect(idAgain == 5001)
         turn.numberFrom(10)
-        let result3 = turn.nextMessageID()
-        #expect(result3 == 5002)
+        let id3 = turn.nextMessageID()
+        #expect(id3 == 5002)
     }
 
     @Test func aTurnBeginsEmptyAndKeepsImmediateMessagesApart() {
