@@ -133,26 +133,17 @@ import Testing
     @Test func aPeerWhoseRepliesAreDroppedForFiveSecondsIsToBeForgotten() {
         var registry = PeerRegistry()
         registry.add(peer("a"))
-        let forgetAt0 = registry.repliesDropped(to: "a", now: 0)
-        #expect(!forgetAt0)
-        let forgetAt4000 = registry.repliesDropped(to: "a", now: 4000)
-        #expect(!forgetAt4000)
-        let forgetAt5000 = registry.repliesDropped(to: "a", now: 5000)
-        #expect(forgetAt5000)
-        // A pause as long as the limit starts another episode.
-        let forgetAt6000 = registry.repliesDropped(to: "a", now: 6000)
-        #expect(!forgetAt6000)
-        let forgetAt11000 = registry.repliesDropped(to: "a", now: 11_000)
-        #expect(!forgetAt11000)
-        let forgetAt15000 = registry.repliesDropped(to: "a", now: 15_000)
-        #expect(!forgetAt15000)
-        let forgetAt16000 = registry.repliesDropped(to: "a", now: 16_000)
-        #expect(forgetAt16000)
-        // One that is not registered is never to be forgotten.
-        let forgetGoneAt0 = registry.repliesDropped(to: "gone", now: 0)
-        #expect(!forgetGoneAt0)
-        let forgetGoneAt5000 = registry.repliesDropped(to: "gone", now: 5000)
-        #expect(!forgetGoneAt5000)
+        // (peer, when its replies were dropped, whether it is then to be forgotten): five seconds of drops forget
+        // it; a pause as long as the limit starts another episode; one not registered is never to be forgotten.
+        let drops: [(String, Int64, Bool)] = [
+            ("a", 0, false), ("a", 4000, false), ("a", 5000, true),
+            ("a", 6000, false), ("a", 11_000, false), ("a", 15_000, false), ("a", 16_000, true),
+            ("gone", 0, false), ("gone", 5000, false),
+        ]
+        for (id, time, forget) in drops {
+            let forgotten = registry.repliesDropped(to: id, now: time)
+            #expect(forgotten == forget, "\(id) at \(time) ms")
+        }
     }
 
     @Test func aPeerThatReadsAgainIsForgottenFromTheUnreadOnes() {

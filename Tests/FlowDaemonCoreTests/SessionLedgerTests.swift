@@ -13,10 +13,16 @@ import Testing
         ledger.started(SessionID("c"), at: 0)
         ledger.used(SessionID("c"), at: 30_000)
         func idle(at now: Int64, occupied: Set<SessionID> = []) -> [SessionID] {
-            ledger.idleSessions(now: now, expiry: 60_000, cutoff: now - 60_000, runStarted: 0, occupied: occupied)
+            ledger.idleSessions(now: now, expiry: 60_000, cutoff: now - 60_000, runStarted: 0, occupied: { occupied })
                 .map(\.session)
         }
         #expect(idle(at: 5_000).isEmpty, "no check due before ten seconds")
+        var asked = false
+        let early = ledger.idleSessions(now: 6_000, expiry: 60_000, cutoff: 0, runStarted: 0) {
+            asked = true
+            return []
+        }
+        #expect(early.isEmpty && !asked, "the peers are not looked at while no check is due")
         #expect(idle(at: 70_000, occupied: [SessionID("b")]) == [SessionID("a")])
         #expect(idle(at: 75_000).isEmpty, "checked five seconds ago")
         #expect(idle(at: 100_000) == [SessionID("a"), SessionID("b"), SessionID("c")])
@@ -25,7 +31,13 @@ import Testing
     @Test func aSessionIsIdleNoEarlierThanTheRunStartedPlusTheExpiry() {
         var ledger = SessionLedger(now: 0)
         ledger.started(SessionID("a"), at: 0)
-        let idle = ledger.idleSessions(now: 70_000, expiry: 60_000, cutoff: 10_000, runStarted: 20_000, occupied: [])
+        let idle = ledger.idleSessions(
+            now: 70_000,
+            expiry: 60_000,
+            cutoff: 10_000,
+            runStarted: 20_000,
+            occupied: { [] }
+        )
         #expect(idle.isEmpty)
     }
 
@@ -34,7 +46,7 @@ import Testing
         for index in 0..<1005 {
             ledger.started(SessionID("s\(index)"), at: 0)
         }
-        let idle = ledger.idleSessions(now: 70_000, expiry: 60_000, cutoff: 10_000, runStarted: 0, occupied: [])
+        let idle = ledger.idleSessions(now: 70_000, expiry: 60_000, cutoff: 10_000, runStarted: 0, occupied: { [] })
         #expect(idle.count == SessionLedger.idleSessionsPerCheck)
     }
 

@@ -27,7 +27,7 @@ extension Coordinator {
             expiry: expiry,
             cutoff: time.wallNow - expiry,
             runStarted: time.startedAt + time.wallOffset,
-            occupied: peers.occupiedSessions
+            occupied: { peers.occupiedSessions }
         )
         for (session, lastActivity) in idle {
             setup.logger.info(

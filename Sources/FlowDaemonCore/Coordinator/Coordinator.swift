@@ -111,7 +111,7 @@ public struct Coordinator: Sendable {
     /// after the last tick (not after the last message: a busy daemon must still notice silent peers), or the
     /// engine's next deadline.
     public func nextTick() -> Int64 {
-        let period = max(1, configuration.heartbeatInterval.milliseconds / 2)
+        let period = max(1, setup.configuration.heartbeatInterval.milliseconds / 2)
         let engineDeadline = engine.nextDeadline?.milliseconds ?? Int64.max
         return min(time.lastTick + period, engineDeadline)
     }
@@ -120,7 +120,7 @@ public struct Coordinator: Sendable {
     /// when batched inspection events are due.
     public func nextWakeUp() -> Int64 {
         let inspectionDue =
-            subscriptions.batches.oldest.map { $0 - wallOffset + configuration.inspectionBatchDelay.milliseconds }
+            subscriptions.batches.oldest.map { $0 - wallOffset + setup.configuration.inspectionBatchDelay.milliseconds }
             ?? Int64.max
         return min(nextTick(), inspectionDue)
     }
@@ -148,19 +148,19 @@ public struct Coordinator: Sendable {
         if overWebSocket {
             // A WebSocket connection's id and token were checked in its handshake: only a token a reload withdrew is
             // refused here (the server closes its connection).
-            if let tokenIDs = configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty,
+            if let tokenIDs = setup.configuration.webSocket?.tokenIDs, !tokenIDs.isEmpty,
                 userID != peer || !tokenIDs.contains(peer)
             {
                 refuseWithdrawnToken(frames, from: peer)
                 return turn.messages
             }
-        } else if let curve = configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
+        } else if let curve = setup.configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
             refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
             return turn.messages
         }
         let envelope: Envelope
         do {
-            envelope = try codec.decode(frames)
+            envelope = try setup.codec.decode(frames)
         } catch {
             counters.messagesIn.countInvalid()
             reply(to: peer, correlation: error.correlation, error: error.code, error.message)
@@ -199,8 +199,8 @@ public struct Coordinator: Sendable {
         if let topics = subscriptions.unprovenToRecheck(now: self.now) {
             subscriptions.proven(Set(topics.filter { publishes($0) }))
         }
-        let timeout = configuration.heartbeatTimeout.milliseconds
-        let interval = configuration.heartbeatInterval.milliseconds
+        let timeout = setup.configuration.heartbeatTimeout.milliseconds
+        let interval = setup.configuration.heartbeatInterval.milliseconds
         for due in peers.due(now: self.now, timeout: timeout, interval: interval, everyone: answersHeld) {
             switch due {
             case .silent(let id):
@@ -220,7 +220,7 @@ public struct Coordinator: Sendable {
     public mutating func reload(_ specification: FlowSpecification) throws(FlowCoreError) -> [Outgoing] {
         var reloaded = FlowEngine(
             registry: specification.registry,
-            options: configuration.engine,
+            options: setup.configuration.engine,
             now: EngineTime(milliseconds: now)
         )
         reloaded.recordsInspectionEvents = engine.recordsInspectionEvents
@@ -370,7 +370,7 @@ public struct Coordinator: Sendable {
 
     /// Publishes a message on the events socket.
     mutating func publish(_ message: Message, topic: String, session: SessionID?) {
-        publish(message.type, body: codec.body(of: message), topic: topic, session: session)
+        publish(message.type, body: setup.codec.body(of: message), topic: topic, session: session)
     }
 
     /// Publishes a message on the events socket, its body already written.

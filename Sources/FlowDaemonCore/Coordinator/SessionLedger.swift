@@ -43,17 +43,19 @@ struct SessionLedger: Sendable {
     }
 
     /// The sessions to end as idle `now`, at most ``idleSessionsPerCheck`` in id order, with when each was last
-    /// used: none of `occupied` (a peer is registered in them), none used since `cutoff` (wall clock), and none at
+    /// used: none `occupied` gives (a peer is registered in them), none used since `cutoff` (wall clock), and none at
     /// all unless a check is due (every ``idleCheckInterval``, or `expiry` when shorter).
     mutating func idleSessions(
         now: Int64,
         expiry: Int64,
         cutoff: Int64,
         runStarted: Int64,
-        occupied: Set<SessionID>
+        occupied: () -> Set<SessionID>
     ) -> [(session: SessionID, lastActivity: Int64)] {
         guard now - lastIdleCheck >= min(Self.idleCheckInterval, expiry) else { return [] }
         lastIdleCheck = now
+        // Which sessions have peers is looked at only when a check is due (it goes through every peer).
+        let occupied = occupied()
         return
             activity
             .filter { session, activity in

@@ -43,10 +43,4 @@ struct TurnOutput: Sendable {
             self.immediate.append(outgoing)
         }
     }
-
-    /// The turn's messages, taken.
-    mutating func take() -> [Outgoing] {
-        defer { messages = [] }
-        return messages
-    }
 }
