@@ -156,7 +156,7 @@ enum InstructionBenchmarks {
             }
             measuredSteps {
                 for input in frames.dropFirst(warmUpSteps) {
-                    results += coordinator.receive(input, from: "bench/s1", now: 0).count
+                    results += coordinator.receive(input, from: "bench/s1", now: 0).messages.count
                 }
             }
         case .journaled:
@@ -169,7 +169,7 @@ enum InstructionBenchmarks {
             _ = coordinator.takeStoreGroup(everything: true)
             measuredSteps {
                 for (index, input) in frames.dropFirst(warmUpSteps).enumerated() {
-                    results += coordinator.receive(input, from: "bench/s1", now: 0).count
+                    results += coordinator.receive(input, from: "bench/s1", now: 0).messages.count
                     if index % 64 == 63 {
                         results += coordinator.takeStoreGroup().entries.isEmpty ? 0 : 1
                     }

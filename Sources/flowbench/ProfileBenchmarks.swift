@@ -104,7 +104,7 @@ enum ProfileBenchmarks {
         var published = 0
         let elapsed = clock.measure {
             for index in 1...steps {
-                outgoing += coordinator.receive(stepFrames(index, codec), from: "bench/s1", now: 0).count
+                outgoing += coordinator.receive(stepFrames(index, codec), from: "bench/s1", now: 0).messages.count
                 published += coordinator.publishDueInspection(now: 0).count
             }
         }
@@ -189,7 +189,7 @@ extension ProfileBenchmarks {
                 codec.encode(Envelope(header: header, message: .hello(hello))),
                 from: "creator",
                 now: 0
-            )
+            ).messages
             welcomed +=
                 replies.contains { reply in
                     guard case .toPeer(_, let frames) = reply, case .welcome = try? codec.decode(frames).message else {

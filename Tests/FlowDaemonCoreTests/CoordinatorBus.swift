@@ -58,13 +58,13 @@ struct Bus {
             from: peer,
             userID: userID,
             now: now
-        )
+        ).messages
         sent += out
         return replies(out, to: peer)
     }
 
     mutating func sendRaw(_ frames: [[UInt8]], from peer: String) -> [Envelope] {
-        let out = coordinator.receive(frames, from: peer, now: now)
+        let out = coordinator.receive(frames, from: peer, now: now).messages
         sent += out
         return replies(out, to: peer)
     }

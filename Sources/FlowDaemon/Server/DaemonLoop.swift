@@ -210,17 +210,18 @@ final class DaemonLoop {
         // Without --metrics the step path reads neither the clock nor the counters.
         let started = server.metrics == nil ? nil : ContinuousClock.now
         let stepsBefore = started == nil ? 0 : daemon.coordinator.counters.stepsIn
-        outgoing += daemon.coordinator.receive(
+        let reception = daemon.coordinator.receive(
             Array(message.frames.dropFirst()),
             from: peer,
             // Without CURVE the ZAP handler lets connections in with no user id.
             userID: message.userID.flatMap { $0.isEmpty ? nil : $0 },
             now: clock.now
         )
+        outgoing += reception.messages
         if let started, let metrics = server.metrics, daemon.coordinator.counters.stepsIn != stepsBefore {
             metrics.stepDecided(since: started)
         }
-        switch daemon.coordinator.takeImpostor() {
+        switch reception.impostor {
         case .key(let id):
             // Cut once its answer is out, and its key refused a while (a connection of it would take the id again
             // as soon as it is free).

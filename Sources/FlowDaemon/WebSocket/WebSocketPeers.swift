@@ -112,14 +112,15 @@ final class WebSocketPeers {
     ) {
         switch WebSocketText.inbound(text) {
         case .message(let frames):
-            outgoing += coordinator.receive(
+            let reception = coordinator.receive(
                 frames,
                 from: connection.id,
                 userID: connection.userID,
                 overWebSocket: true,
                 now: now
             )
-            if coordinator.takeImpostor() != nil {
+            outgoing += reception.messages
+            if reception.impostor != nil {
                 // Its token was withdrawn: the refusal goes out first (this turn's delivery), then it is closed.
                 closeAfterTurn.append(
                     (connection, WebSocketCloseCode.unauthorized, "flowd no longer accepts this token")

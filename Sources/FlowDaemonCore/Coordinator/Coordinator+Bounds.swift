@@ -2,58 +2,6 @@ import FlowCore
 import FlowWire
 
 extension Coordinator {
-    /// The first identifier of a message that flowd refuses, and why: over 128 bytes (`tooLong`), or holding a
-    /// control character (`malformedBody`: a session id with an escape sequence would reach operators' terminals
-    /// through flowctl). Identifiers are HELLO's id, name and session, step names (a deep link's too), session-data
-    /// keys, QUERY's `what` and session, and the header's session and sender. On every message: it allocates
-    /// nothing unless it finds a problem.
-    static func identifierProblem(in envelope: Envelope) -> (code: ErrorCode, message: String)? {
-        func problem(_ field: String, _ value: String?) -> (code: ErrorCode, message: String)? {
-            guard let value else { return nil }
-            let count = value.utf8.count
-            if count > WireLimits.maxIdentifierLength {
-                return (
-                    .tooLong,
-                    "\(field) is \(count) bytes long; ids, names, sessions and step names are at most \(WireLimits.maxIdentifierLength)"
-                )
-            }
-            if let control = ControlCharacters.first(in: value) {
-                let code = String(control.value, radix: 16, uppercase: true)
-                return (
-                    .malformedBody,
-                    "\(field) holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code)); ids, names, sessions and step names are printable text"
-                )
-            }
-            return nil
-        }
-        switch envelope.message {
-        case .hello(let hello):
-            if let found = problem("id", hello.id) ?? problem("name", hello.name) ?? problem("session", hello.session) {
-                return found
-            }
-        case .step(let step):
-            if let found = problem("step.name", step.step.name) { return found }
-        case .deepLink(let link):
-            for step in link.path {
-                if let found = problem("path[].name", step.name) { return found }
-            }
-        case .sessionData(let data):
-            if let found = problem("key", data.key) { return found }
-        case .query(let query):
-            if let found = problem("what", query.what)
-                ?? problem("arguments.session", query.arguments["session"]?.stringValue)
-            {
-                return found
-            }
-        case .bye, .heartbeat, .visibility, .snapshotRequest, .guardAnswer:
-            break
-        case .welcome, .redirect, .error, .stepAck, .commands, .snapshot, .reply, .guardQuestion, .event, .events:
-            // Not for flowd: the dispatcher answers `unexpectedMessage`.
-            break
-        }
-        return problem("header.session", envelope.header.session) ?? problem("header.sender", envelope.header.sender)
-    }
-
     /// Why `peer` may not create a session now, or `nil` when it may (and the creation is counted).
     mutating func sessionCreationRefusal(by peer: String) -> String? {
         guard engine.sessionCount < setup.configuration.maxSessions else {
@@ -129,25 +77,5 @@ extension Coordinator {
             "\(open) connections open, the most flowd's open files allow (\(cap)): new ones are refused",
             count: refused
         )
-    }
-
-    /// A control connection ended. With CURVE, every registered peer is unverified until it speaks again: its id
-    /// may be taken by a connection of another key (libzmq gives a free id to whoever asks for it), so what is sent
-    /// under the id waits (at most 1 000 messages a peer) until the peer's own key is heard there.
-    public mutating func controlConnectionEnded() {
-        guard setup.configuration.curve != nil else { return }
-        peers.connectionEnded()
-    }
-
-    /// Keeps a message for an unverified peer (at most ``PeerRegistry/heldLimit``; beyond, the bound is hit).
-    mutating func hold(_ outgoing: Outgoing, for peer: String) {
-        guard peers.hold(outgoing, for: peer) else {
-            noteBoundHit(
-                "heldReplies",
-                "a peer not heard since a connection ended has too many replies waiting",
-                peer: peer
-            )
-            return
-        }
     }
 }

@@ -3,33 +3,11 @@ import FlowSpec
 import FlowStore
 import FlowWire
 
-/// A HELLO waiting for the fleet's store to say where its session is served.
-struct ParkedHello: Sendable {
-    let hello: Hello
-    let peer: String
-    let userID: String?
-    let correlation: UInt64
-}
-
-/// What an instance of a fleet knows of the fleet.
-struct FleetState: Sendable {
-    /// This instance.
-    let instance: FleetInstance
-    /// The sessions this instance owns in the store (restored, claimed, taken over), created yet or not.
-    var owned: Set<SessionID> = []
-    /// HELLOs waiting for the store, by session.
-    var parked: [SessionID: [ParkedHello]] = [:]
-    /// Sessions to ask the store about once the turn's writes are handed over.
-    var toLocate: [SessionID] = []
-    /// The fleet's instances, as last read from the store.
-    var members: [FleetMember] = []
-}
-
 extension Coordinator {
     /// Makes this coordinator an instance of a fleet: it serves the sessions it restored, and asks the store about
     /// any other.
     public mutating func joinFleet(as instance: FleetInstance) {
-        fleet = FleetState(instance: instance, owned: Set(engine.sessionIDs))
+        fleet = FleetMembership(instance: instance, owned: Set(engine.sessionIDs))
     }
 
     /// Parks a HELLO whose session this instance does not own: the store says where it is served after the turn.
@@ -41,43 +19,24 @@ extension Coordinator {
         userID: String?,
         correlation: UInt64
     ) -> Bool {
-        guard var fleet, !fleet.owned.contains(session), !engine.hasSession(session) else { return false }
-        if fleet.parked[session] == nil {
-            fleet.toLocate.append(session)
-        }
-        // A HELLO said again while the first waits replaces it: one answer per peer.
-        fleet.parked[session, default: []].removeAll { $0.peer == peer }
-        fleet.parked[session, default: []].append(
-            ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation)
-        )
-        self.fleet = fleet
-        return true
+        let parked = ParkedHello(hello: hello, peer: peer, userID: userID, correlation: correlation)
+        return fleet?.park(parked, session: session, exists: engine.hasSession(session)) ?? false
     }
 
     /// The sessions to ask the fleet's store about, taken (each once), with whether a HELLO waiting for it would
     /// create it (a stepper's or a presenter's: then it is claimed when nobody owns it).
     mutating func takeSessionsToLocate() -> [TurnEffects.SessionToLocate] {
-        guard let fleet, !fleet.toLocate.isEmpty else { return [] }
-        self.fleet?.toLocate = []
-        return fleet.toLocate.map { session in
-            (session, fleet.parked[session, default: []].contains { Self.creates($0.hello) })
-        }
-    }
-
-    /// Whether a HELLO creates its session when it is new (a stepper's or a presenter's).
-    static func creates(_ hello: Hello) -> Bool {
-        hello.role == .stepper || hello.role == .presenter
+        fleet?.takeSessionsToLocate() ?? []
     }
 
     /// The store said where a session is served: its parked HELLOs go on here (the session restored from the store
     /// when another instance served it), or are sent to the instance that serves it.
     public mutating func located(_ session: SessionID, _ result: Result<SessionPlacement, StoreError>) -> [Outgoing] {
         turn.messages = []
-        let parked = fleet?.parked.removeValue(forKey: session) ?? []
-        switch result {
-        case .success(.here(let stored)):
-            fleet?.owned.insert(session)
-            if !stored.snapshots.isEmpty || !stored.entries.isEmpty {
+        guard let placement = fleet?.located(session, result) else { return turn.messages }
+        switch placement {
+        case .here(let parked, let stored):
+            if let stored {
                 do {
                     let adopted = try adopt(stored)
                     setup.logger.info(
@@ -86,7 +45,7 @@ extension Coordinator {
                     )
                 } catch {
                     setup.logger.error("cannot take over session \(session): \(error)")
-                    fleet?.owned.remove(session)
+                    fleet?.owns(session, false)
                     for hello in parked {
                         refuseForStore(peer: hello.peer, correlation: hello.correlation, error.message)
                     }
@@ -96,28 +55,13 @@ extension Coordinator {
             for hello in parked {
                 goOn(with: hello)
             }
-        case .success(.nowhere):
-            // No instance has it: an inspector or a guard waits for it here, as on a flowd of its own. A stepper's
-            // or presenter's HELLO that came while the store was asked without claiming asks again, claiming.
-            let creators = parked.filter { Self.creates($0.hello) }
-            if !creators.isEmpty {
-                fleet?.parked[session] = creators
-                fleet?.toLocate.append(session)
-            }
-            for hello in parked where !Self.creates(hello.hello) {
-                goOn(with: hello)
-            }
-        case .success(.elsewhere(let owner)):
+        case .elsewhere(let parked, let owner):
             for hello in parked {
                 redirect(hello, to: owner, session: session)
             }
-        case .failure(let error):
+        case .refused(let parked, let reason):
             for hello in parked {
-                refuseForStore(
-                    peer: hello.peer,
-                    correlation: hello.correlation,
-                    "cannot tell where session \(session) is served now (\(error.message))"
-                )
+                refuseForStore(peer: hello.peer, correlation: hello.correlation, reason)
             }
         }
         return turn.messages
@@ -139,16 +83,9 @@ extension Coordinator {
     /// than nothing. A store that answers slowly (a burst of new sessions behind a group commit) is waited for. The
     /// store's answer, when it comes, finds none of them.
     mutating func refuseParkedHellosWhileStoreIsDown() {
-        guard let reason = store.unavailable, let parked = fleet?.parked, !parked.isEmpty else { return }
-        fleet?.parked = [:]
-        for (session, hellos) in parked.sorted(by: { $0.key < $1.key }) {
-            for hello in hellos {
-                refuseForStore(
-                    peer: hello.peer,
-                    correlation: hello.correlation,
-                    "the fleet's database cannot say where session \(session) is served (\(reason))"
-                )
-            }
+        guard let reason = store.unavailable, fleet?.hasParkedHellos == true else { return }
+        for (hello, refusal) in fleet?.refuseAll(because: reason) ?? [] {
+            refuseForStore(peer: hello.peer, correlation: hello.correlation, refusal)
         }
     }
 
@@ -232,7 +169,7 @@ extension Coordinator {
                 continue
             }
             store.journal.snapshotDue.insert(session)
-            fleet?.owned.insert(session)
+            fleet?.owns(session)
             adopted.append(session)
         }
         let taken = Set(adopted)
@@ -250,7 +187,7 @@ extension Coordinator {
         turn.messages = []
         for name in sessions.sorted() {
             let session = SessionID(name)
-            fleet?.owned.remove(session)
+            fleet?.owns(session, false)
             guard engine.hasSession(session) else { continue }
             // Its screens stay as they are: the instance that serves the session now decides.
             _ = engine.endSession(session)
@@ -293,40 +230,25 @@ extension Coordinator {
 
     /// The sessions this instance holds that the store no longer says it owns: another instance took them over.
     public func sessionsLost(owning stored: Set<String>) -> Set<String> {
-        guard let fleet else { return [] }
-        return Set(fleet.owned.map(\.rawValue)).subtracting(stored)
+        fleet?.lost(owning: stored) ?? []
     }
 
     /// The `fleet` query: this instance and the fleet's instances as the store last said (`{"fleet": false}` for a
     /// flowd of its own).
     func fleetReport() -> JSONValue {
         guard let fleet else { return ["fleet": false] }
-        var members = fleet.members
-        if !members.contains(where: { $0.name == fleet.instance.name }) {
-            members.append(
-                FleetMember(
-                    name: fleet.instance.name,
-                    control: fleet.instance.control,
-                    events: fleet.instance.events,
-                    alive: true,
-                    leaseRemainingMilliseconds: fleet.instance.leaseMilliseconds,
-                    sessions: fleet.owned.count,
-                    startedAt: time.startedAt + time.wallOffset
-                )
-            )
-        }
         return [
             "fleet": true,
             "instance": .string(fleet.instance.name),
             "instances": .array(
-                members.sorted { $0.name < $1.name }.map { member in
+                fleet.instances(startedAt: time.startedAt + time.wallOffset).map { member in
                     [
                         "name": .string(member.name),
                         "control": .array(member.control.map(JSONValue.string)),
                         "events": .array(member.events.map(JSONValue.string)),
                         "alive": .bool(member.alive),
                         "leaseRemaining": .int(Int(member.leaseRemainingMilliseconds)),
-                        "sessions": .int(member.name == fleet.instance.name ? fleet.owned.count : member.sessions),
+                        "sessions": .int(member.sessions),
                         "startedAt": .int(Int(member.startedAt)),
                     ]
                 }

@@ -1,7 +1,7 @@
 import FlowWire
 
 extension Coordinator {
-    /// A WebSocket connection whose token a reload withdrew spoke: refused, and marked to be cut (``takeImpostor()``).
+    /// A WebSocket connection whose token a reload withdrew spoke: refused, and marked to be cut (``Reception/impostor``).
     mutating func refuseWithdrawnToken(_ frames: [[UInt8]], from peer: String) {
         turn.impostor = .unknownID
         Counters.bump(&counters.errors, ErrorCode.notAllowed.rawValue)
@@ -25,7 +25,7 @@ extension Coordinator {
     }
 
     /// With CURVE, a message from a connection whose key is not (or no longer) authorized under the id it speaks
-    /// with: refused, and the connection is to be cut (``takeImpostor()``). A key speaking under another key's id
+    /// with: refused, and the connection is to be cut (``Reception/impostor``). A key speaking under another key's id
     /// is also refused in the handshake for a while.
     mutating func refuseUnauthorizedConnection(
         _ frames: [[UInt8]],

@@ -30,7 +30,7 @@ extension Coordinator {
         // Steppers and presenters create their session; an inspector or a guard waits for it (it changes nothing). A
         // creation is counted against the bounds once, before an instance of a fleet asks its store: a peer cannot
         // make it claim sessions beyond them.
-        let creates = session.map { Self.creates(hello) && !engine.hasSession($0) } ?? false
+        let creates = session.map { ParkedHello.creates(hello) && !engine.hasSession($0) } ?? false
         if creates, !located, let refusal = sessionCreationRefusal(by: peer) {
             reply(to: peer, correlation: correlation, error: .sessionLimit, refusal)
             return

@@ -1,18 +1,6 @@
 import FlowCore
 import FlowWire
 
-/// Why a numbered step was refused: the ERROR its sender got, and gets again if it sends the step again.
-struct StepRefusal: Sendable, Hashable, Codable {
-    let code: ErrorCode
-    let message: String
-}
-
-/// What became of a numbered step: its fate, or its refusal.
-enum StepOutcome: Sendable, Hashable, Codable {
-    case fate(WireFate)
-    case refused(StepRefusal)
-}
-
 extension Coordinator {
     /// The session a message concerns. A peer registered for a session acts in that session only (a stepper of
     /// one kiosk cannot post into another's as its namesake); a peer without one (an inspector) names it in the

@@ -62,13 +62,6 @@ extension Coordinator {
         )
     }
 
-    /// With CURVE: whether the message last received came from a connection that spoke under an id not its key's
-    /// (to be cut).
-    public mutating func takeImpostor() -> Impostor? {
-        defer { turn.impostor = nil }
-        return turn.impostor
-    }
-
     /// Peer `id` connected over WebSocket: its token, not a CURVE key, says what it may do (a reload of the tokens
     /// checks it against them). Told by the server when the connection opens, not at every message.
     public mutating func webSocketConnectionOpened(_ id: String) {
@@ -121,12 +114,4 @@ extension Coordinator {
     private func knows(session: ArraySlice<UInt8>) -> Bool {
         session.elementsEqual("-".utf8) || engine.hasSession(SessionID(String(decoding: session, as: UTF8.self)))
     }
-}
-
-/// With CURVE, a connection that spoke under an id that is not its key's.
-public enum Impostor: Sendable, Hashable {
-    /// Under another key's id: the connection of the key authorized for this id (refused a while).
-    case key(String)
-    /// Under an id no key is authorized for (a client set up with the wrong id).
-    case unknownID
 }

@@ -33,7 +33,7 @@ public struct Coordinator: Sendable {
     /// What goes to the store, and how the store is.
     var store: StoreLink
     /// What an instance of a fleet knows of the fleet; `nil` for a flowd of its own.
-    var fleet: FleetState?
+    var fleet: FleetMembership?
     /// What was counted so far.
     public internal(set) var counters = Counters()
 
@@ -129,17 +129,30 @@ public struct Coordinator: Sendable {
 
     /// Handles the frames a peer sent on the control socket (routing id first removed), or on its WebSocket
     /// connection (`overWebSocket`: `peer` is the connection's id, `userID` its token's id): the same rules for both.
+    /// - Returns: what it sends, and the connection to cut when it spoke under an id that is not its own.
     public mutating func receive(
         _ frames: [[UInt8]],
         from peer: String,
         userID: String? = nil,
         overWebSocket: Bool = false,
         now: Int64
-    ) -> [Outgoing] {
+    ) -> Reception {
         time.advance(to: now)
         turn.begin()
+        handle(frames, from: peer, userID: userID, overWebSocket: overWebSocket, now: now)
+        return Reception(messages: turn.messages, impostor: turn.impostor)
+    }
+
+    /// Handles one message into the turn's output.
+    private mutating func handle(
+        _ frames: [[UInt8]],
+        from peer: String,
+        userID: String?,
+        overWebSocket: Bool,
+        now: Int64
+    ) {
         guard admitMessage(from: peer, bytes: frames.reduce(0) { $0 + $1.count }) else {
-            return turn.messages
+            return
         }
         // With CURVE a connection speaks only under its key's id. One that took another's free id (flowd does not
         // hand over a connected one), or an id no key has, is refused whatever it says, and cut; nothing more goes to
@@ -152,11 +165,11 @@ public struct Coordinator: Sendable {
                 userID != peer || !tokenIDs.contains(peer)
             {
                 refuseWithdrawnToken(frames, from: peer)
-                return turn.messages
+                return
             }
         } else if let curve = setup.configuration.curve, userID != peer || curve.authorizedKeys[peer] == nil {
             refuseUnauthorizedConnection(frames, from: peer, userID: userID, curve: curve)
-            return turn.messages
+            return
         }
         let envelope: Envelope
         do {
@@ -164,7 +177,7 @@ public struct Coordinator: Sendable {
         } catch {
             counters.messagesIn.countInvalid()
             reply(to: peer, correlation: error.correlation, error: error.code, error.message)
-            return turn.messages
+            return
         }
         counters.messagesIn.count(envelope.message.type)
         // The peer's own key spoke under its id: what waited for it goes first.
@@ -175,7 +188,6 @@ public struct Coordinator: Sendable {
             ledger.used(session, at: time.wallNow)
         }
         dispatch(envelope, body: frames[3], from: peer, registered: heard?.peer, userID: userID)
-        return turn.messages
     }
 
     /// Lets time pass: deadlines of the engine, heartbeats to idle peers, peers gone silent, HELLOs waiting for a
