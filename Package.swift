@@ -118,6 +118,25 @@ let package = Package(
                 "FlowCore", "FlowSpec", "FlowWire", .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // flowctl web's page server: the inspector page (plain ES modules, built in), its feed over WebSocket, and
+        // recordings replayed for it (the engine in process, the flows report as flowd gives it).
+        .target(
+            name: "FlowWebInspector",
+            dependencies: [
+                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowDaemonCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/inspector.js"), .embedInCode("Web/inspector.css"),
+                .embedInCode("Web/modules/feed.js"), .embedInCode("Web/modules/history.js"),
+                .embedInCode("Web/modules/sessions-view.js"), .embedInCode("Web/modules/tree-view.js"),
+                .embedInCode("Web/modules/timeline-view.js"), .embedInCode("Web/modules/diagram-view.js"),
+                .embedInCode("Web/modules/recording-view.js"), .embedInCode("Web/modules/text.js"),
+            ]
+        ),
         // The JSON parser and the wire codec under libFuzzer (scripts/fuzz); built plainly, it replays inputs.
         .executableTarget(name: "flowfuzz", dependencies: ["FlowWire"]),
         // The programs of FlowBus's getting-started article, built with everything else: the article shows these
@@ -140,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowBus", "FlowBuildInfo", "FlowInspector", "FlowSpec", "FlowWire", "ZeroMQ",
+                "FlowBus", "FlowBuildInfo", "FlowInspector", "FlowSpec", "FlowWire", "FlowWebInspector", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -196,6 +215,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "FlowBusTesting", "ZeroMQ"]),
+        .testTarget(
+            name: "FlowWebInspectorTests",
+            dependencies: ["FlowWebInspector", "FlowInspector", "FlowSpec", "FlowWire", "FlowBusTesting"]
+        ),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "FlowBusTesting"]),
         .testTarget(
             name: "FlowBusTests",

@@ -24,7 +24,7 @@ struct FlowCtl: AsyncParsableCommand {
             Watch.self, Tree.self, List.self, Steps.self, Flows.self, Emit.self, DeepLink.self, Explain.self,
             Stats.self,
             Record.self,
-            Replay.self, Info.self, Bench.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
+            Replay.self, Web.self, Info.self, Bench.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
         ]
     )
 

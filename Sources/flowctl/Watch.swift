@@ -153,7 +153,7 @@ struct Watch: AsyncParsableCommand {
     }
 
     /// The batches of several streams as they come, each with the instance it comes from.
-    private static func merged(
+    static func merged(
         _ streams: [(instance: String?, stream: InspectionStream)]
     ) -> AsyncStream<(instance: String?, batch: [Inspected])> {
         AsyncStream { continuation in

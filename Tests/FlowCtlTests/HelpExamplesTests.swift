@@ -6,7 +6,7 @@ import Testing
 /// Every example in every `flowctl` subcommand's `--help` runs, as a user would paste it, against a real flowd on
 /// the demo flows with the session the examples name (kiosk-7) on the scripted journey. What follows a pipe or a
 /// redirection is left out (jq, dot), and so is a comment; an example naming a remote flowd is pointed at this one.
-/// The commands that stream until stopped (watch, stats, record) are stopped with Ctrl-C once they have run 1.5 s
+/// The commands that stream until stopped (watch, stats, record, web) are stopped with Ctrl-C once they have run 1.5 s
 /// without an error; the others must end by themselves, with 0 (or 2: a step dropped). Replays run
 /// against a flowd of their own, which has not the recorded session yet.
 @Suite struct HelpExamplesTests {
@@ -32,7 +32,7 @@ import Testing
                 command = command.replacingOccurrences(of: remote, with: target.endpoints[1])
             }
             let streams =
-                ["flowctl watch", "flowctl stats", "flowctl record"].contains { example.hasPrefix($0) }
+                ["flowctl watch", "flowctl stats", "flowctl record", "flowctl web"].contains { example.hasPrefix($0) }
                 && !example.contains("--once")
             let outcome = try Self.run(
                 command,

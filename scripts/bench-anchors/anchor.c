@@ -18,10 +18,13 @@
 //   wsstepper PORT NAME STEPS WINDOW the lean stepper over flowd's WebSocket endpoint on 127.0.0.1:PORT (websocket.c).
 //   wspresenter PORT STEPS           the lean presenter over WebSocket.
 //   wsidle PORT COUNT                COUNT idle WebSocket peers (inspectors), registered, until standard input ends.
+//   wsfeed PORT SESSION              a page of flowctl web: reads its feed at /feed, looking at SESSION, until
+//                                    standard input ends.
 
 #define _GNU_SOURCE  // memmem, for the WebSocket roles
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,6 +327,7 @@ int main(int argc, char **argv) {
     }
     if (argc >= 4 && strcmp(argv[1], "wspresenter") == 0) return ws_presenter(atoi(argv[2]), atol(argv[3]));
     if (argc >= 4 && strcmp(argv[1], "wsidle") == 0) return ws_idle(atoi(argv[2]), atol(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "wsfeed") == 0) return ws_feed(atoi(argv[2]), argv[3]);
     if (argc >= 5 && strcmp(argv[1], "relay") == 0) return relay(argv[2], argv[3], strcmp(argv[4], "ack") == 0);
     if (argc >= 6 && strcmp(argv[1], "stepper") == 0) {
         return stepper(argv[2], argv[3], atol(argv[4]), atol(argv[5]), argc >= 7 && strcmp(argv[6], "hello") == 0);
@@ -335,6 +339,7 @@ int main(int argc, char **argv) {
             "       flowbench-anchor presenter EVENTS STEPS [CONTROL]\n"
             "       flowbench-anchor wsstepper PORT NAME STEPS WINDOW\n"
             "       flowbench-anchor wspresenter PORT STEPS\n"
-            "       flowbench-anchor wsidle PORT COUNT\n");
+            "       flowbench-anchor wsidle PORT COUNT\n"
+            "       flowbench-anchor wsfeed PORT SESSION\n");
     return 64;
 }

@@ -49,8 +49,8 @@ static int ws_fill(ws_t *ws) {
     }
 }
 
-/// Connects to 127.0.0.1:port as peer `id` (URL-safe), asking for flowbus.v1.
-static ws_t ws_connect(int port, const char *id) {
+/// Connects to 127.0.0.1:port at `path` (with its query), asking for flowbus.v1.
+static ws_t ws_connect_to(int port, const char *path) {
     ws_t ws = {socket(AF_INET, SOCK_STREAM, 0), malloc(65536), 0, 65536};
     if (ws.fd < 0) ws_fail("socket");
     int one = 1;
@@ -60,10 +60,10 @@ static ws_t ws_connect(int port, const char *id) {
     if (connect(ws.fd, (struct sockaddr *)&address, sizeof address) != 0) ws_fail("connect");
     char request[512];
     int size = snprintf(request, sizeof request,
-                        "GET /flowbus?id=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                         "Sec-WebSocket-Protocol: flowbus.v1\r\n\r\n",
-                        id);
+                        path);
     ws_write_all(&ws, request, (size_t)size);
     for (;;) {
         char *end = memmem(ws.buffer, ws.used, "\r\n\r\n", 4);
@@ -82,6 +82,13 @@ static ws_t ws_connect(int port, const char *id) {
             exit(1);
         }
     }
+}
+
+/// Connects to flowd's endpoint at 127.0.0.1:port as peer `id` (URL-safe).
+static ws_t ws_connect(int port, const char *id) {
+    char path[256];
+    snprintf(path, sizeof path, "/flowbus?id=%s", id);
+    return ws_connect_to(port, path);
 }
 
 /// Sends one frame (masked with a zero key: a client's frames must be masked; the key is the client's choice).
@@ -279,6 +286,32 @@ static int ws_presenter(int port, long steps) {
 #define WS_AT(fraction) (received ? latencies[(long)((double)received * (fraction)) < received ? (long)((double)received * (fraction)) : received - 1] : 0)
     printf("done p50=%" PRId64 " p99=%" PRId64 " p999=%" PRId64 " n=%ld\n", WS_AT(0.5), WS_AT(0.99), WS_AT(0.999), received);
     fflush(stdout);
+    return 0;
+}
+
+/// Reads the feed of `flowctl web` as its page does: looks at `session`, and reads every message (events, trees,
+/// sessions) on a thread of its own until standard input ends.
+static void *ws_feed_reader(void *argument) {
+    ws_t *ws = argument;
+    const char *text;
+    size_t consumed = 0;
+    while (ws_next(ws, &text, &consumed) >= 0) {
+    }
+    return NULL;
+}
+
+static int ws_feed(int port, const char *session) {
+    static ws_t ws;
+    ws = ws_connect_to(port, "/feed");
+    char select[256];
+    int size = snprintf(select, sizeof select, "{\"type\":\"select\",\"session\":\"%s\"}", session);
+    ws_send_text(&ws, select, (size_t)size);
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, ws_feed_reader, &ws) != 0) ws_fail("pthread_create");
+    say("ready");
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+    }
     return 0;
 }
 

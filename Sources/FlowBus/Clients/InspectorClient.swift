@@ -13,6 +13,11 @@ public final class InspectorClient: Sendable {
         connection.welcome.withLock { $0?.daemonVersion ?? "" }
     }
 
+    /// How long flowd waits for a silent peer before it forgets it (milliseconds), from its WELCOME.
+    public var heartbeatTimeout: Int {
+        connection.welcome.withLock { $0?.heartbeatTimeout ?? 5000 }
+    }
+
     /// How many inspectors this process connected, for their default names.
     private static let connections = Atomic(0)
 

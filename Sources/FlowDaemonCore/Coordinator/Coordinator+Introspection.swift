@@ -5,25 +5,7 @@ import FlowWire
 extension Coordinator {
     /// The `flows` reply: the flow file this flowd runs.
     func flowsReport() -> FlowsReport {
-        let spec = setup.specification
-        return FlowsReport(
-            file: spec.file,
-            rootFlow: spec.session.rootFlow,
-            stepper: spec.session.stepper.text,
-            stepperName: { if case .named(let name) = spec.session.stepper { name } else { nil } }(),
-            steps: spec.steps.map { FlowsReport.StepInfo(name: $0.name, parameters: $0.parameterTypes) },
-            flows: spec.flows.map { flow in
-                FlowsReport.FlowInfo(
-                    name: flow.name,
-                    root: "\(flow.root.style.rawValue) \(flow.root.name)",
-                    handlers: flow.handlers.map { handler in
-                        FlowsReport.Handler(step: handler.step, actions: handler.actions.map(\.text))
-                    },
-                    adapts: flow.adaptRules.map(\.text)
-                )
-            },
-            screens: spec.screenNames
-        )
+        FlowsReport(setup.specification)
     }
 
     /// The `steps` reply for `session`: every source of steps it has now, and for each, every step the flows it
@@ -158,5 +140,30 @@ extension Coordinator {
         case .presentable(let id):
             return StepsReport.Source(stepper: nil, presentable: id, flows: reached, steps: steps)
         }
+    }
+}
+
+extension FlowsReport {
+    /// The `flows` reply for a flow file: its session's start, every step with its parameters, every flow with the
+    /// steps it handles and what it does with each, every screen.
+    public init(_ spec: FlowSpecification) {
+        self.init(
+            file: spec.file,
+            rootFlow: spec.session.rootFlow,
+            stepper: spec.session.stepper.text,
+            stepperName: { if case .named(let name) = spec.session.stepper { name } else { nil } }(),
+            steps: spec.steps.map { FlowsReport.StepInfo(name: $0.name, parameters: $0.parameterTypes) },
+            flows: spec.flows.map { flow in
+                FlowsReport.FlowInfo(
+                    name: flow.name,
+                    root: "\(flow.root.style.rawValue) \(flow.root.name)",
+                    handlers: flow.handlers.map { handler in
+                        FlowsReport.Handler(step: handler.step, actions: handler.actions.map(\.text))
+                    },
+                    adapts: flow.adaptRules.map(\.text)
+                )
+            },
+            screens: spec.screenNames
+        )
     }
 }

@@ -38,6 +38,12 @@ public struct OfflineReplay: Sendable {
 
     /// Replays every action in order and returns the final trees.
     public func replay(_ recording: Recording) -> Outcome {
+        replay(recording) { _, _ in }
+    }
+
+    /// Replays every action in order, showing `observe` what each did (the effects of the time passed before it,
+    /// of its session starting, and its own) and the engine just after it; returns the final trees.
+    public func replay(_ recording: Recording, observe: (ReplayedAction, borrowing FlowEngine) -> Void) -> Outcome {
         let start = recording.header.startedAt
         var engine = FlowEngine(
             registry: specification.registry,
@@ -47,28 +53,27 @@ public struct OfflineReplay: Sendable {
         var outcome = Outcome()
         var expected: [ExpectedFate: RecordedAction] = [:]
         var sent: Set<ExpectedFate> = []
-        for action in recording.actions {
+        for (index, action) in recording.actions.enumerated() {
+            var replayed = ReplayedAction(index: index, action: action)
+            defer {
+                for effects in replayed.effects {
+                    count(effects, in: &outcome, expected: &expected, sent: &sent)
+                }
+                observe(replayed, engine)
+            }
             if action.fate == .refused {
                 outcome.skipped += 1
+                replayed.skipped = true
                 continue
             }
-            count(
-                engine.advanceTime(to: EngineTime(milliseconds: start + action.at)),
-                in: &outcome,
-                expected: &expected,
-                sent: &sent
-            )
+            replayed.effects.append(engine.advanceTime(to: EngineTime(milliseconds: start + action.at)))
             let session = SessionID(action.session)
             if !engine.hasSession(session) {
                 do {
-                    count(
-                        try specification.startSession(session, in: &engine),
-                        in: &outcome,
-                        expected: &expected,
-                        sent: &sent
-                    )
+                    replayed.effects.append(try specification.startSession(session, in: &engine))
                 } catch {
-                    outcome.refused.append("session \(session): \(error.message)")
+                    replayed.refusal = "session \(session): \(error.message)"
+                    outcome.refused.append(replayed.refusal ?? "")
                     continue
                 }
             }
@@ -80,9 +85,10 @@ public struct OfflineReplay: Sendable {
                         expected[ExpectedFate(session: session, token: token)] = action
                     }
                 }
-                count(effects, in: &outcome, expected: &expected, sent: &sent)
+                replayed.effects.append(effects)
             } catch {
-                outcome.refused.append("\(action.kind.rawValue) at \(action.at) ms: \(error.message)")
+                replayed.refusal = "\(action.kind.rawValue) at \(action.at) ms: \(error.message)"
+                outcome.refused.append(replayed.refusal ?? "")
             }
         }
         outcome.trees = recording.sessions.compactMap { engine.inspect(SessionID($0)).map(SessionTree.init) }
@@ -162,5 +168,26 @@ public struct OfflineReplay: Sendable {
                 )
             }
         }
+    }
+}
+
+/// What one action of a recording did in a replay.
+public struct ReplayedAction: Sendable {
+    /// Its place in the recording (from 0).
+    public var index: Int
+    /// The action.
+    public var action: RecordedAction
+    /// What the replay caused, in order: the time passed up to the action, its session starting (when it is the
+    /// session's first), the action itself.
+    public var effects: [Effects] = []
+    /// Left out: flowd refused it when it was recorded.
+    public var skipped = false
+    /// Why the engine refused it in the replay, if it did.
+    public var refusal: String?
+
+    /// An action, before it is replayed.
+    public init(index: Int, action: RecordedAction) {
+        self.index = index
+        self.action = action
     }
 }

@@ -63,14 +63,17 @@ struct EndToEndBenchmarks {
         _ transport: String,
         steppers: Int,
         steps: Int,
-        watching: Bool = false,
+        watching: BenchWatcher = .none,
         ephemeral: Bool = false,
         store: [String]? = nil
     ) throws -> LoadFigures {
         let (flowd, endpoints) = try startFlowd(transport, ephemeral: ephemeral, store: store)
         defer { flowd.stop() }
-        let watcher = try watching ? attachWatcher(endpoints) : nil
-        defer { watcher?.stop() }
+        let attached = try attach(watching, to: endpoints)
+        let watcher = attached.first
+        defer {
+            for process in attached { process.stop() }
+        }
         let perStepper = steps / steppers
         let presenter = try RoleProcess(
             "flowbench",
@@ -101,16 +104,28 @@ struct EndToEndBenchmarks {
         )
     }
 
-    /// `flowctl watch --json` on a flowd, once flowd confirmed its subscription: from then on every event is
-    /// published (its output is dropped, as a terminal that keeps up would take it).
-    private func attachWatcher(_ endpoints: BenchEndpoints) throws -> RoleProcess {
-        let watcher = try RoleProcess(
-            "flowctl",
-            ["watch", "--json", "--control", endpoints.control, "--events", endpoints.events],
-            readErrors: true
-        )
-        try watcher.expect("watching flowd")
-        return watcher
+    /// The inspector `watching` on a flowd, once flowd confirmed its subscription (from then on every event is
+    /// published): `flowctl watch --json` (its output dropped, as a terminal that keeps up would take it), or
+    /// `flowctl web` with a page reading its feed and looking at session `s1` (its tree asked after each batch of
+    /// its events). The inspector's process comes first.
+    private func attach(_ watching: BenchWatcher, to endpoints: BenchEndpoints) throws -> [RoleProcess] {
+        let bus = ["--control", endpoints.control, "--events", endpoints.events]
+        switch watching {
+        case .none:
+            return []
+        case .watch:
+            let watcher = try RoleProcess("flowctl", ["watch", "--json"] + bus, readErrors: true)
+            try watcher.expect("watching flowd")
+            return [watcher]
+        case .web:
+            let web = try RoleProcess("flowctl", ["web", "--port", "0"] + bus)
+            let line = try web.expect("flowctl web: http")
+            try web.expect(containing: "watching flowd")
+            let port = line.split(separator: ":").last.map { $0.prefix { $0.isNumber } } ?? ""
+            let page = try RoleProcess("flowbench-anchor", ["wsfeed", String(port), "s1"])
+            try page.expect("ready")
+            return [web, page]
+        }
     }
 
     /// The same through the raw relay.
@@ -136,7 +151,7 @@ struct EndToEndBenchmarks {
         _ transport: String,
         steps: Int,
         flowd existing: (RoleProcess, BenchEndpoints)? = nil,
-        watching: Bool = false,
+        watching: BenchWatcher = .none,
         ephemeral: Bool = false
     ) throws
         -> [String: Int]
@@ -145,8 +160,10 @@ struct EndToEndBenchmarks {
         defer {
             if existing == nil { flowd.stop() }
         }
-        let watcher = try watching ? attachWatcher(endpoints) : nil
-        defer { watcher?.stop() }
+        let attached = try attach(watching, to: endpoints)
+        defer {
+            for process in attached { process.stop() }
+        }
         let presenter = try RoleProcess("flowbench", ["presenter", endpoints.control, endpoints.events, "\(steps)"])
         try presenter.expect("ready")
         let sender = try RoleProcess(
@@ -288,4 +305,14 @@ struct EndToEndBenchmarks {
         guard values["p50"] != nil else { throw BenchFailure("no percentiles in '\(line)'") }
         return values
     }
+}
+
+/// An inspector attached to flowd while it is measured.
+enum BenchWatcher {
+    /// None.
+    case none
+    /// `flowctl watch --json`.
+    case watch
+    /// `flowctl web` with a page on its feed.
+    case web
 }

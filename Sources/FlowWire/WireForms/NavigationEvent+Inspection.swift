@@ -1,9 +1,8 @@
 import FlowCore
-import FlowWire
 
 extension NavigationEvent {
     /// The event's kind in the inspection stream.
-    var inspectionKind: InspectionKind {
+    public var inspectionKind: InspectionKind {
         switch kind {
         case .sessionStarted: .sessionStarted
         case .sessionEnded: .sessionEnded
@@ -25,8 +24,13 @@ extension NavigationEvent {
         }
     }
 
+    /// The event's fields in the inspection stream, as an object.
+    public var inspectionFields: JSONObject {
+        JSONObjectBuilder.object(writeInspectionFields)
+    }
+
     /// The event's fields in the inspection stream, given one by one (written straight into an EVENTS body).
-    func writeInspectionFields<Members: JSONMembers>(to members: inout Members) {
+    public func writeInspectionFields<Members: JSONMembers>(to members: inout Members) {
         switch kind {
         case .sessionStarted(let flow, let flowName):
             members.member("rootFlow", Int(flow.rawValue))
@@ -97,7 +101,7 @@ extension NavigationEvent {
 extension Optional where Wrapped == StepSource {
     /// Where a step came from, as events give it: `{"stepper": name}`, `{"presentable": id}` or
     /// `{"coordinator": true}`.
-    func writeMembers<Members: JSONMembers>(to members: inout Members) {
+    public func writeMembers<Members: JSONMembers>(to members: inout Members) {
         switch self {
         case .stepper(let id): members.member("stepper", id)
         case .presentable(let id): members.member("presentable", Int(id.rawValue))
@@ -105,7 +109,7 @@ extension Optional where Wrapped == StepSource {
         }
     }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         .object(JSONObjectBuilder.object(writeMembers))
     }
 }

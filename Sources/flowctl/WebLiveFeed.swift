@@ -1,0 +1,330 @@
+import FlowBus
+import FlowWebInspector
+import FlowWire
+import Foundation
+
+/// What `flowctl web` watches of flowd for the page: the inspection stream (every instance of a fleet), the
+/// sessions and their peers once a second, and the trees of the sessions the pages look at, after each batch of
+/// their events. When flowd goes away the page is told, and flowctl tries again every second until it is back.
+actor WebLiveFeed {
+    /// An instance of flowd, or flowd alone (`name` nil).
+    private struct Instance {
+        let name: String?
+        let inspector: InspectorClient
+    }
+
+    private let bus: BusOptions
+    private let hub: FeedHub
+    /// How often events go to the pages, and how often at most a watched session's tree is asked again.
+    static let flushInterval = Duration.milliseconds(100)
+
+    private var instances: [Instance] = []
+    private var streams: [InspectionStream] = []
+    private var connected = false
+    private var nextSeq = 1
+    private var pending: [JSONValue] = []
+    /// The last event's number per session, and the sessions with events since their tree was last sent.
+    private var lastSeq: [String: Int] = [:]
+    private var changed: Set<String> = []
+    /// The sessions flowd has, as the last sessions list and the events since said, and the instance serving each
+    /// (in a fleet; `""` for flowd alone).
+    private var servedBy: [String: String] = [:]
+    /// The flow file flowd runs, as its `flows` reply says (recordings are replayed with it).
+    private(set) var flowsFile: String?
+
+    init(bus: BusOptions, hub: FeedHub) {
+        self.bus = bus
+        self.hub = hub
+    }
+
+    /// Watches until cancelled: connects, feeds the pages, and when flowd is gone, says so and connects again.
+    func run() async {
+        while !Task.isCancelled {
+            do {
+                try await connect()
+                try await feed()
+            } catch is CancellationError {
+                break
+            } catch {
+                await disconnect(because: "\(error)")
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+        await disconnect(because: nil)
+    }
+
+    /// The tree of `session` for the pages that look at it, at once (a page selected it).
+    func selected(_ session: String?) async {
+        guard let session else { return }
+        await sendTree(of: session)
+    }
+
+    /// A page connected: the sessions now, rather than at the next second.
+    func pageConnected() async {
+        guard connected else { return }
+        try? await listSessions()
+    }
+
+    // MARK: Connection
+
+    private func connect() async throws {
+        var options = bus.clientOptions
+        options.connectTimeout = .milliseconds(min(bus.timeout, 2000))
+        let first: InspectorClient
+        do {
+            first = try await InspectorClient.connect(options: options)
+        } catch {
+            throw WebFeedProblem("flowd is not answering at \(bus.endpoints.control): waiting for it to come back")
+        }
+        let fleet = (try? await first.query("fleet").objectValue) ?? [:]
+        var targets: [(name: String?, options: ClientOptions)] = [(nil, options)]
+        if fleet["fleet"] == .bool(true) {
+            targets = fleetTargets(fleet, options: options)
+            await first.close()
+        } else {
+            instances = [Instance(name: nil, inspector: first)]
+        }
+        for (name, options) in targets {
+            if name != nil {
+                guard let inspector = try? await InspectorClient.connect(options: options) else { continue }
+                instances.append(Instance(name: name, inspector: inspector))
+            }
+            streams.append(try await InspectionStream.open(commands: true, options: options))
+        }
+        guard let inspector = instances.first?.inspector else {
+            throw WebFeedProblem("no instance of the fleet answers at \(bus.endpoints.control): waiting for one")
+        }
+        if let flows = try? await inspector.query("flows") {
+            flowsFile = flows.objectValue?["file"]?.stringValue
+            hub.broadcast(["type": "flows", "flows": flows], keep: true)
+        }
+        connected = true
+        let names = instances.compactMap(\.name)
+        let watched =
+            names.isEmpty
+            ? "flowd at \(bus.endpoints.control)"
+            : "the fleet's \(names.count) instances (\(names.joined(separator: ", ")))"
+        hub.broadcast(["type": "status", "connected": true, "message": .string("watching \(watched)")], keep: true)
+        printLine("flowctl web: watching \(watched)")
+    }
+
+    private func fleetTargets(_ fleet: JSONObject, options: ClientOptions) -> [(name: String?, options: ClientOptions)]
+    {
+        (fleet["instances"]?.arrayValue?.compactMap(\.objectValue) ?? []).compactMap { member in
+            guard member["alive"] == .bool(true), let name = member["name"]?.stringValue,
+                let endpoints = Endpoints.preferred(
+                    control: member["control"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    events: member["events"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    like: bus.endpoints.control
+                )
+            else { return nil }
+            var instanceOptions = options
+            instanceOptions.endpoints = endpoints
+            instanceOptions.alternateEndpoints = []
+            return (name, instanceOptions)
+        }
+    }
+
+    private func disconnect(because reason: String?) async {
+        for stream in streams {
+            stream.close()
+        }
+        for instance in instances {
+            await instance.inspector.close()
+        }
+        streams = []
+        instances = []
+        flush()
+        guard let reason, connected || hub.hasPages else { return }
+        if connected {
+            printLine("flowctl web: \(reason)")
+        }
+        connected = false
+        hub.broadcast(["type": "status", "connected": false, "message": .string(reason)], keep: true)
+    }
+
+    // MARK: Feeding
+
+    /// Feeds the pages until flowd is gone (a query fails, or the events connection is lost).
+    private func feed() async throws {
+        let merged = Watch.merged(
+            zip(instances.map(\.name), streams).map { (instance: $0.0, stream: $0.1) }
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await (instance, batch) in merged {
+                    try await self.take(batch, from: instance)
+                }
+                throw WebFeedProblem("the events connection to flowd closed: waiting for it to come back")
+            }
+            group.addTask { [self] in
+                while true {
+                    try await Task.sleep(for: Self.flushInterval)
+                    try await self.tick()
+                }
+            }
+            group.addTask { [self] in
+                while true {
+                    // Nobody looks: flowd is not asked (a page that connects gets the last list, then a new one).
+                    if self.hub.hasPages {
+                        try await self.listSessions()
+                    }
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func take(_ batch: [Inspected], from instance: String?) throws {
+        for item in batch {
+            switch item {
+            case .event(let event, let header):
+                let session = event.session ?? "-"
+                pending.append(
+                    [
+                        "seq": .int(nextSeq), "session": .string(session), "kind": .string(event.kind),
+                        "at": .int(Int(header.sentAt)), "instance": instance.map(JSONValue.string) ?? .null,
+                        "fields": .object(event.fields),
+                    ]
+                )
+                lastSeq[session] = nextSeq
+                changed.insert(session)
+                nextSeq += 1
+                if event.kind == "sessionEnded" {
+                    servedBy[session] = nil
+                } else if event.kind == "sessionStarted", servedBy[session] == nil {
+                    servedBy[session] = instance ?? ""
+                }
+            case .connectionLost:
+                throw WebFeedProblem("flowd's events connection was lost: waiting for it to come back")
+            case .connectionRestored:
+                break
+            case .skipped(let count):
+                nextSeq += count
+                pending.append(
+                    [
+                        "seq": .int(nextSeq - 1), "session": "-", "kind": "skipped", "at": .int(Int(Self.wallNow())),
+                        "instance": .null, "fields": ["count": .int(count)],
+                    ]
+                )
+            }
+        }
+        // A burst far beyond what a page draws goes out at once rather than piling up.
+        if pending.count >= 2000 {
+            flush()
+        }
+    }
+
+    private func flush() {
+        guard !pending.isEmpty else { return }
+        hub.broadcastEvents(pending)
+        pending = []
+    }
+
+    /// Events out, and the trees of watched sessions that changed.
+    private func tick() async throws {
+        flush()
+        let due = changed.intersection(hub.selectedSessions)
+        changed.subtract(due)
+        for session in due.sorted() {
+            await sendTree(of: session)
+        }
+    }
+
+    private func sendTree(of session: String) async {
+        // A session flowd does not have is not asked about: its refusal would be published as an error event.
+        guard let name = servedBy[session],
+            let inspector = instances.first(where: { ($0.name ?? "") == name })?.inspector
+        else { return }
+        let seq = lastSeq[session] ?? 0
+        guard let tree = try? await inspector.query("tree", session: session, timeout: .seconds(2)) else {
+            return
+        }
+        hub.send(
+            ["type": "tree", "session": .string(session), "seq": .int(seq), "tree": tree],
+            toPagesWatching: session
+        )
+    }
+
+    /// The sessions of every instance, with their peers.
+    private func listSessions() async throws {
+        let now = Self.wallNow()
+        var sessions: [JSONValue] = []
+        var served: [String: String] = [:]
+        for instance in instances {
+            let listed: JSONValue
+            let registrations: JSONValue
+            do {
+                listed = try await Self.everyPage(of: "sessions", key: "session", from: instance.inspector)
+                registrations = try await Self.everyPage(of: "registrations", key: "id", from: instance.inspector)
+            } catch {
+                throw WebFeedProblem(
+                    "flowd does not answer its queries (\(error.message)): waiting for it to come back"
+                )
+            }
+            let timeout = instance.inspector.heartbeatTimeout
+            var peers: [String: [JSONValue]] = [:]
+            for entry in registrations.arrayValue ?? [] {
+                guard let fields = entry.objectValue, let session = fields["session"]?.stringValue else { continue }
+                let heard = now - (fields["lastHeard"]?.intValue.map(Int64.init) ?? now)
+                peers[session, default: []].append(
+                    [
+                        "id": fields["id"] ?? .null, "role": fields["role"] ?? .null, "name": fields["name"] ?? .null,
+                        "lastHeardMs": .int(Int(max(0, heard))), "alive": .bool(heard <= Int64(timeout)),
+                    ]
+                )
+            }
+            for entry in listed.arrayValue ?? [] {
+                guard let fields = entry.objectValue, let session = fields["session"]?.stringValue else { continue }
+                served[session] = instance.name ?? ""
+                let created = fields["createdAt"]?.intValue.map(Int64.init)
+                let active = fields["lastActivity"]?.intValue.map(Int64.init)
+                sessions.append(
+                    [
+                        "session": .string(session), "ready": fields["ready"] ?? false,
+                        "instance": instance.name.map(JSONValue.string) ?? .null, "flows": fields["flows"] ?? 0,
+                        "ageMs": created.map { .int(Int(max(0, now - $0))) } ?? .null,
+                        "idleMs": active.map { .int(Int(max(0, now - $0))) } ?? .null,
+                        "peers": .array(peers[session] ?? []),
+                    ]
+                )
+            }
+        }
+        servedBy = served
+        hub.broadcast(["type": "sessions", "at": .int(Int(now)), "sessions": .array(sessions)], keep: true)
+    }
+
+    /// Every entry of a listing query, a thousand at a time (flowd's most per reply).
+    private static func everyPage(
+        of what: String,
+        key: String,
+        from inspector: InspectorClient
+    ) async throws(FlowBusError) -> JSONValue {
+        var entries: [JSONValue] = []
+        var after: String?
+        while true {
+            var arguments: JSONObject = ["limit": .int(BusOptions.pageSize)]
+            if let after { arguments["after"] = .string(after) }
+            let page = try await inspector.query(what, arguments: arguments, timeout: .seconds(2)).arrayValue ?? []
+            entries += page
+            guard page.count == BusOptions.pageSize, let last = page.last?.objectValue?[key]?.stringValue else { break }
+            after = last
+        }
+        return .array(entries)
+    }
+
+    static func wallNow() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+/// Why the live feed stopped: said to the page as it is.
+struct WebFeedProblem: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

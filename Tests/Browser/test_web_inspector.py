@@ -1,0 +1,275 @@
+"""`flowctl web`, the live inspector, in a real Chromium against real processes: a flowd, the getting-started app
+stepper and presenter (Swift processes), flowctl emitting and recording. The sessions list, a step and its fate, a
+drop with its reason and remedy, a navigation drawn in the tree and the screens, an event's tree before and after,
+a recording opened and scrubbed, and what the page says for a bad URL, a flowd that goes away and comes back, and a
+session that ends. A screenshot of each is kept (the artifacts)."""
+
+import json
+import os
+import signal
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import BIN, ROOT, Process, screenshot, wait_until
+
+
+class Inspector(Process):
+    """`flowctl web` on a free port, watching `daemon` (or offline, with `--flows`)."""
+
+    def __init__(self, daemon=None, *extra):
+        bus = ["--control", daemon.control, "--events", daemon.events] if daemon else []
+        super().__init__([BIN / "flowctl", "web", "--port", "0", *bus, *extra])
+        self.url = self.find(r"flowctl web: (http://127\.0\.0\.1:\d+/\S*)", within=30).group(1)
+
+    def stop(self):
+        # Ctrl-C stops it cleanly, with exit status 0.
+        self.signal(signal.SIGINT)
+        try:
+            assert self.process.wait(timeout=15) == 0, "\n".join(self.output())
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            raise AssertionError("flowctl web did not stop on Ctrl-C")
+
+
+@pytest.fixture
+def inspector():
+    """An inspector factory: `inspector(flowd, *extra)`; every one started is stopped."""
+    started = []
+
+    def make(daemon=None, *extra):
+        web = Inspector(daemon, *extra)
+        started.append(web)
+        return web
+
+    yield make
+    for web in started:
+        web.stop()
+
+
+def client(daemon, program, *arguments):
+    """One of the getting-started programs against `daemon`."""
+    environment = dict(os.environ, FLOWBUS_CONTROL=daemon.control, FLOWBUS_EVENTS=daemon.events)
+    return Process([BIN / program, *arguments], env=environment)
+
+
+def texts(page, selector):
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(node => node.textContent)")
+
+
+def wait_for_text(page, selector, text, within=15):
+    """Waits until an element matching `selector` holds `text`; returns the matching texts."""
+    return wait_until(
+        lambda: [t for t in texts(page, selector) if text in t],
+        within,
+        f"'{text}' in {selector} (it holds {texts(page, selector)[-5:]})",
+    )
+
+
+def open_session(page, session):
+    page.locator(f".session[data-session='{session}']").first.click()
+
+
+def start_app(flowd, inspector, page):
+    """flowd, flowctl web, the page, a presenter and the app stepper: session kiosk-7 on its dashboard."""
+    daemon = flowd()
+    web = inspector(daemon)
+    page.goto(web.url)
+    wait_for_text(page, "#status", "watching")
+    presenter = client(daemon, "example-presenter")
+    stepper = client(daemon, "example-app-stepper")
+    stepper.find(r"accepted by|dropped")
+    return daemon, web, presenter
+
+
+def test_the_sessions_list_shows_a_session_a_stepper_process_created(flowd, inspector, page):
+    daemon = flowd()
+    web = inspector(daemon)
+    page.goto(web.url)
+    wait_for_text(page, "#status", "watching")
+    assert wait_for_text(page, "#history-note", "5000")
+    stepper = client(daemon, "example-app-stepper")
+    stepper.find(r"accepted by|dropped")
+    wait_for_text(page, "#sessions .session", "kiosk-7")
+    # Its peers: the stepper said BYE, the inspector's own connections are not the session's.
+    page.fill("#session-filter", "nothing-like-it")
+    wait_until(lambda: not [t for t in texts(page, "#sessions .session") if "kiosk-7" in t and page.is_visible(
+        ".session[data-session='kiosk-7']")], 5, "the filter to hide kiosk-7")
+    page.fill("#session-filter", "kiosk")
+    wait_until(lambda: page.is_visible(".session[data-session='kiosk-7']"), 5, "kiosk-7 shown again")
+    screenshot(page, "web-inspector-sessions")
+
+
+def test_a_step_and_its_fate_and_a_drop_with_its_reason_and_remedy(flowd, inspector, page):
+    daemon, web, presenter = start_app(flowd, inspector, page)
+    open_session(page, "kiosk-7")
+    accepted = wait_for_text(page, "#timeline .event[data-kind='stepFate']", "dashboardIsRequired")
+    assert any("accepted" in t for t in accepted), accepted
+    # The presenter tapped a movie: the wishlist is covered, so a tap on it now is dropped, and the page says why and
+    # what would have made it pass, as text.
+    presenter.find(r"tap: ")
+    dropped = daemon.flowctl(
+        "emit", "movieIsPicked", "--param", "withId=8", "--from", "WishlistTable", "--session", "kiosk-7", "--json"
+    )
+    fate = json.loads(dropped)
+    assert fate["accepted"] is False, dropped
+    rows = wait_for_text(page, "#timeline .event[data-kind='stepFate']", "withId: 8")
+    assert any(f"dropped ({fate['reason']})" in t for t in rows), rows
+    page.locator("#timeline .event[data-kind='stepFate']", has_text="withId: 8").last.click()
+    detail = wait_until(lambda: page.text_content("#event-detail"), 5, "the event's detail")
+    assert f"dropped ({fate['reason']})" in detail
+    assert fate["remedy"] in detail and fate["explanation"] in detail
+    # The fate filter keeps only the drops.
+    page.select_option("#filter-fate", "dropped")
+    wait_until(
+        lambda: texts(page, "#timeline .event[data-kind='stepFate']")
+        and all("dropped" in t for t in texts(page, "#timeline .event[data-kind='stepFate']")),
+        5,
+        "only dropped steps shown",
+    )
+    screenshot(page, "web-inspector-drop")
+
+
+def test_a_navigation_updates_the_tree_and_the_screens(flowd, inspector, page):
+    daemon, web, presenter = start_app(flowd, inspector, page)
+    open_session(page, "kiosk-7")
+    wait_for_text(page, "#tree", "DashboardFlow")
+    wait_for_text(page, "#screens", "WishlistTable")
+    # The presenter taps a movie on the wishlist: a new screen is pushed.
+    presenter.find(r"tap: ")
+    wait_for_text(page, "#screens", "MovieDetail")
+    visible = page.eval_on_selector_all(
+        "#screens .screen[data-visibility='visible']", "nodes => nodes.map(node => node.textContent)"
+    )
+    assert any("MovieDetail" in t for t in visible), visible
+    screenshot(page, "web-inspector-navigation")
+
+
+def test_selecting_an_event_shows_the_tree_before_and_after_it(flowd, inspector, page):
+    daemon, web, presenter = start_app(flowd, inspector, page)
+    open_session(page, "kiosk-7")
+    presenter.find(r"tap: ")
+    wait_for_text(page, "#screens", "MovieDetail")
+    row = page.locator("#timeline .event[data-kind='stepFate']", has_text="movieIsPicked").last
+    row.click()
+    before = wait_until(lambda: page.text_content("#tree-before"), 5, "the tree before")
+    after = wait_until(lambda: "MovieDetail" in (page.text_content("#tree-after") or "") and page.text_content("#tree-after"), 10, "the tree after")
+    assert "MovieDetail" not in before, before
+    assert "MovieDetail" in after
+    screenshot(page, "web-inspector-before-after")
+
+
+def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_path):
+    daemon = flowd()
+    recording = tmp_path / "kiosk.flowrec"
+    recorder = Process(
+        [BIN / "flowctl", "record", recording, "--session", "kiosk-7", "--wait",
+         "--control", daemon.control, "--events", daemon.events]
+    )
+    recorder.find(r"recording", within=15)
+    presenter = client(daemon, "example-presenter")
+    stepper = client(daemon, "example-app-stepper")
+    stepper.find(r"accepted by|dropped")
+    presenter.find(r"tap: ")
+    wait_until(lambda: recording.exists() and len(recording.read_text().splitlines()) >= 4, 10, "the recording")
+    recorder.signal(signal.SIGINT)
+    recorder.process.wait(timeout=10)
+    presenter.stop()
+    daemon.stop()
+    # No flowd now: the page replays the file with the flow file.
+    web = inspector(None, "--offline", "--flows", ROOT / "deploy/flows/movies.yaml")
+    page.goto(web.url)
+    wait_for_text(page, "#status", "offline")
+    page.set_input_files("#recording-file", str(recording))
+    wait_until(lambda: page.is_visible("#scrubber"), 15, "the scrubber")
+    last = int(page.get_attribute("#scrubber", "max"))
+    assert page.is_visible("#recording-position")
+    assert last >= 3
+    page.fill("#scrubber", str(last))
+    page.dispatch_event("#scrubber", "input")
+    wait_for_text(page, "#screens", "MovieDetail")
+    page.fill("#scrubber", "0")
+    page.dispatch_event("#scrubber", "input")
+    wait_until(lambda: "MovieDetail" not in (page.text_content("#screens") or ""), 5, "the first frame's screens")
+    assert "1 /" in page.text_content("#recording-position")
+    screenshot(page, "web-inspector-recording")
+    # A file that is not a recording is refused, with the line at fault.
+    bad = tmp_path / "bad.flowrec"
+    bad.write_text("this is not json\n")
+    page.set_input_files("#recording-file", str(bad))
+    wait_for_text(page, "#errors", "not a FlowBus recording")
+
+
+def test_a_bad_url_a_flowd_that_goes_and_comes_back_and_a_session_that_ends(flowd, inspector, page):
+    daemon, web, presenter = start_app(flowd, inspector, page)
+    # A path the server does not serve: a 404 that says where the inspector is.
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(web.url.split("?")[0] + "no-such-page", timeout=5)
+    assert refused.value.code == 404
+    assert "the inspector is at /" in refused.value.read().decode()
+    # A session flowd does not have, named in the URL.
+    page.goto(web.url.split("?")[0] + "?session=nobody-here")
+    wait_for_text(page, "body", 'no session "nobody-here"')
+    open_session(page, "kiosk-7")
+    # flowd killed: the page says so; started again: it watches again.
+    daemon.kill()
+    wait_until(lambda: "waiting for it" in (page.text_content("#status") or ""), 15, "flowd gone on the page")
+    screenshot(page, "web-inspector-flowd-gone")
+    daemon.restart()
+    wait_for_text(page, "#status", "watching", within=20)
+    # The session ends (its presenter gone first: it would create it again): the page says so, and keeps its last
+    # tree.
+    presenter.stop()
+    ended = daemon.flowctl("end", "kiosk-7")
+    assert "ended" in ended or ended.strip() == "", ended
+    wait_for_text(page, "#session-state", "kiosk-7 ended")
+    assert "MovieDetail" in page.text_content("#screens")
+    screenshot(page, "web-inspector-session-ended")
+
+
+def test_the_feed_answers_bad_input_with_an_error_and_keeps_going(flowd, inspector, tmp_path):
+    """Bad input tried on the feed: text that is not JSON, JSON without a type, an unknown type, openRecording
+    without its text, a recording that is not one, and a binary frame (closed with 1003, as the feed is text)."""
+    from rawsocket import RawWebSocket
+
+    daemon = flowd()
+    web = inspector(daemon)
+    port = int(web.url.split(":")[2].split("/")[0])
+    feed = RawWebSocket(port, path="/feed", protocols=())
+    assert feed.status == 101
+
+    def next_of(kind):
+        while True:
+            text = feed.message(within=10)
+            assert text is not None, "the feed closed"
+            message = json.loads(text)
+            if message["type"] == kind:
+                return message
+
+    assert next_of("hello")["version"] == 1
+    for bad, said in [
+        ("not json", "JSON objects with a type"),
+        ("[1, 2]", "JSON objects with a type"),
+        ('{"type": "explode"}', "does not know 'explode'"),
+        ('{"type": "openRecording", "name": "x"}', "carries the file's text"),
+        ('{"type": "openRecording", "name": "x.flowrec", "text": "hello\\n"}', "not a FlowBus recording"),
+    ]:
+        feed.send(bad)
+        assert said in next_of("error")["message"], bad
+    # Still serving: a select is taken, and the sessions keep coming.
+    feed.send('{"type": "select", "session": "kiosk-7"}')
+    assert next_of("sessions")["type"] == "sessions"
+    feed.frame(b"\x00\x01", opcode=0x2)
+    code, _ = feed.closed_with(within=10)
+    assert code == 1003
+    feed.close()
+    # A plain GET on the feed's path says what it is; a POST is refused.
+    with pytest.raises(urllib.error.HTTPError) as plain:
+        urllib.request.urlopen(web.url + "feed", timeout=5)
+    assert plain.value.code == 426
+    with pytest.raises(urllib.error.HTTPError) as posted:
+        urllib.request.urlopen(urllib.request.Request(web.url, data=b"x", method="POST"), timeout=5)
+    assert posted.value.code == 405
