@@ -40,15 +40,19 @@ actor WebLiveFeed {
     /// Watches until cancelled: connects, feeds the pages, and when flowd is gone, says so and connects again.
     func run() async {
         while !Task.isCancelled {
+            var again = false
             do {
                 try await connect()
                 try await feed()
             } catch is CancellationError {
                 break
             } catch {
+                again = (error as? WebFeedProblem)?.atOnce ?? false
                 await disconnect(because: "\(error)")
             }
-            try? await Task.sleep(for: .seconds(1))
+            if !again {
+                try? await Task.sleep(for: .seconds(1))
+            }
         }
         await disconnect(because: nil)
     }
@@ -103,7 +107,7 @@ actor WebLiveFeed {
         let watched =
             names.isEmpty
             ? "flowd at \(bus.endpoints.control)"
-            : "the fleet's \(names.count) instances (\(names.joined(separator: ", ")))"
+            : "the fleet's \(names.count) instance\(names.count == 1 ? "" : "s") (\(names.joined(separator: ", ")))"
         hub.broadcast(["type": "status", "connected": true, "message": .string("watching \(watched)")], keep: true)
         printLine("flowctl web: watching \(watched)")
     }
@@ -248,9 +252,21 @@ actor WebLiveFeed {
         )
     }
 
-    /// The sessions of every instance, with their peers.
+    /// The sessions of every instance, with their peers. In a fleet, the instances alive are asked first: when they
+    /// are not those watched (one joined, or one's lease expired), everything is watched again.
     private func listSessions() async throws {
         let now = Self.wallNow()
+        if let first = instances.first?.inspector, instances.first?.name != nil {
+            let fleet = (try? await first.query("fleet", timeout: .seconds(2)).objectValue) ?? [:]
+            let alive = Set(fleetTargets(fleet, options: bus.clientOptions).compactMap(\.name))
+            let watched = Set(instances.compactMap(\.name))
+            if !alive.isEmpty, alive != watched {
+                throw WebFeedProblem(
+                    "the fleet's instances changed (now \(alive.sorted().joined(separator: ", "))): watching them again",
+                    atOnce: true
+                )
+            }
+        }
         var sessions: [JSONValue] = []
         var served: [String: String] = [:]
         for instance in instances {
@@ -320,11 +336,13 @@ actor WebLiveFeed {
     }
 }
 
-/// Why the live feed stopped: said to the page as it is.
+/// Why the live feed stopped: said to the page as it is; `atOnce`: watch again without waiting (flowd is there).
 struct WebFeedProblem: Error, CustomStringConvertible {
     let description: String
+    let atOnce: Bool
 
-    init(_ description: String) {
+    init(_ description: String, atOnce: Bool = false) {
         self.description = description
+        self.atOnce = atOnce
     }
 }

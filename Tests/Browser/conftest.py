@@ -113,11 +113,16 @@ class Flowd(Process):
         arguments = [
             BIN / "flowd", "--flows", ROOT / self.flows, "--no-tcp",
             "--control", f"ipc://{self.directory}/control", "--events", f"ipc://{self.directory}/events",
-            "--websocket", self.websocket_address,
-        ] + ([] if "--ephemeral" in self.extra or self.stateless else ["--state-dir", self.directory / "state"]) + self.extra
+        ] + (["--websocket", self.websocket_address] if self.websocket_address else []) + (
+            [] if "--ephemeral" in self.extra or self.stateless else ["--state-dir", self.directory / "state"]
+        ) + self.extra
         environment = dict(os.environ)
         environment.update(self.environment or {})
         super().__init__(arguments, env=environment)
+        if not self.websocket_address:
+            # ZeroMQ only (with CURVE, a WebSocket endpoint would need tokens).
+            self.find(r"flowd .* ready")
+            return
         match = self.find(r"websocket ws://([0-9.]+):(\d+)/flowbus")
         self.port = int(match.group(2))
         # The same port after a restart.

@@ -273,3 +273,57 @@ def test_the_feed_answers_bad_input_with_an_error_and_keeps_going(flowd, inspect
     with pytest.raises(urllib.error.HTTPError) as posted:
         urllib.request.urlopen(urllib.request.Request(web.url, data=b"x", method="POST"), timeout=5)
     assert posted.value.code == 405
+
+
+def keys():
+    """A CURVE key pair from `flowd keygen`: (public, secret)."""
+    said = subprocess.run([BIN / "flowd", "keygen"], capture_output=True, text=True, check=True).stdout
+    found = dict(line.split(": ", 1) for line in said.strip().splitlines())
+    return found["public"], found["secret"]
+
+
+def test_a_curve_flowd_is_watched_with_flowctls_keys(flowd, inspector, page):
+    server_public, server_secret = keys()
+    ops_public, ops_secret = keys()
+    app_public, app_secret = keys()
+    daemon = flowd(
+        "--curve-secret-key", server_secret, "--authorize", f"ops={ops_public}",
+        "--authorize", f"kiosk-7/app={app_public}", websocket=None,
+    )
+    web = inspector(daemon, "--curve-secret-key", ops_secret, "--curve-server-key", server_public, "--id", "ops")
+    page.goto(web.url)
+    wait_for_text(page, "#status", "watching")
+    environment = dict(
+        os.environ, FLOWBUS_CONTROL=daemon.control, FLOWBUS_EVENTS=daemon.events,
+        FLOWBUS_CURVE_SECRET_KEY=app_secret, FLOWBUS_CURVE_SERVER_KEY=server_public,
+    )
+    stepper = Process([BIN / "example-app-stepper"], env=environment)
+    stepper.find(r"accepted by|dropped")
+    wait_for_text(page, "#sessions .session", "kiosk-7")
+    open_session(page, "kiosk-7")
+    wait_for_text(page, "#timeline .event[data-kind='stepFate']", "dashboardIsRequired")
+    wait_for_text(page, "#tree", "DashboardFlow")
+
+
+
+def test_it_keeps_up_with_a_thousand_steps_a_second_within_its_bounds(flowd, inspector, page):
+    """3 000 steps at 1 000 a second, with a history of 2 000 events: the page keeps exactly its bound, draws at most
+    500 lines, and shows the step sent after the burst (it did not fall behind)."""
+    daemon = flowd()
+    web = inspector(daemon, "--history", "2000")
+    page.goto(web.url + "?session=kiosk-7")
+    wait_for_text(page, "#status", "watching")
+    presenter = client(daemon, "example-presenter")
+    client(daemon, "example-app-stepper").find(r"accepted by|dropped")
+    presenter.find(r"tap: ")
+    burst = daemon.flowctl(
+        "emit", "castIsPicked", "--param", "withId=1", "--from", "WishlistTable", "--session", "kiosk-7",
+        "--repeat", "3000", "--rate", "1000",
+    )
+    assert "3000" in burst, burst
+    daemon.flowctl("emit", "castIsPicked", "--param", "withId=424242", "--from", "WishlistTable", "--session", "kiosk-7")
+    wait_for_text(page, "#timeline .event[data-kind='stepFate']", "withId: 424242", within=20)
+    assert "(it holds 2000)" in page.text_content("#history-note")
+    assert page.eval_on_selector("#timeline", "list => list.childElementCount") <= 500
+    assert "left out" not in page.text_content("body")
+    screenshot(page, "web-inspector-burst")

@@ -75,8 +75,7 @@ function received(message) {
 function hello(message) {
   state.history = new History(message.history ?? 5000);
   state.mode = message.mode;
-  $("history-note").textContent =
-    `The page keeps the last ${state.history.limit} events; the timeline draws at most the last ${timeline.rows} that match its filters.`;
+  updateHistoryNote();
   const first = wanted ?? message.session ?? undefined;
   if (first && !state.selected) select(first);
   timeline.redraw([]);
@@ -170,6 +169,7 @@ function events(list) {
   const shown = state.history.add(list);
   if (!recording.active) timeline.append(shown);
   updateWaiting();
+  updateHistoryNote();
 }
 
 function tree(message) {
@@ -207,6 +207,12 @@ function togglePause() {
     $("pause").textContent = "resume";
   }
   updateWaiting();
+}
+
+function updateHistoryNote() {
+  $("history-note").textContent =
+    `The page keeps the last ${state.history.limit} events (it holds ${state.history.events.length}); ` +
+    `the timeline draws at most the last ${timeline.rows} that match its filters.`;
 }
 
 function updateWaiting() {
