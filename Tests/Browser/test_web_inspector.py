@@ -122,6 +122,13 @@ def test_a_step_and_its_fate_and_a_drop_with_its_reason_and_remedy(flowd, inspec
     detail = wait_until(lambda: page.text_content("#event-detail"), 5, "the event's detail")
     assert f"dropped ({fate['reason']})" in detail
     assert fate["remedy"] in detail and fate["explanation"] in detail
+    # Paused, a new event is kept and counted, not drawn; resumed, it is drawn.
+    page.click("#pause")
+    daemon.flowctl("emit", "castIsPicked", "--param", "withId=77", "--from", "WishlistTable", "--session", "kiosk-7")
+    wait_for_text(page, "#waiting", "new event")
+    assert not [t for t in texts(page, "#timeline .event") if "withId: 77" in t]
+    page.click("#pause")
+    wait_for_text(page, "#timeline .event[data-kind='stepFate']", "withId: 77")
     # The fate filter keeps only the drops.
     page.select_option("#filter-fate", "dropped")
     wait_until(
@@ -145,6 +152,20 @@ def test_a_navigation_updates_the_tree_and_the_screens(flowd, inspector, page):
         "#screens .screen[data-visibility='visible']", "nodes => nodes.map(node => node.textContent)"
     )
     assert any("MovieDetail" in t for t in visible), visible
+    hidden = page.eval_on_selector_all(
+        "#screens .screen[data-visibility='hidden']", "nodes => nodes.map(node => node.textContent)"
+    )
+    assert any("WishlistTable" in t for t in hidden), "the table covered by the movie: hidden, its own look"
+    # The flow file: the flows running marked, and the handler of the last navigation.
+    running = page.eval_on_selector_all("#diagram .diagram-flow.running", "nodes => nodes.map(n => n.dataset.flow)")
+    assert {"AppFlow", "DashboardFlow", "WishlistFlow"} <= set(running), running
+    wait_until(
+        lambda: page.eval_on_selector_all(
+            "#diagram .diagram-flow[data-flow='WishlistFlow'] .handler.current", "nodes => nodes.map(n => n.dataset.step)"
+        ) == ["movieIsPicked"],
+        10,
+        "the movieIsPicked handler marked as the current position",
+    )
     screenshot(page, "web-inspector-navigation")
 
 
