@@ -72,6 +72,7 @@ enum WatcherBenchmarks {
         let watcherWork = watched.map { $0.watcherMicrosecondsPerStep ?? 0 }.median
         let webRate = web.map(\.stepsPerSecond).median
         let webWork = web.map(\.flowdMicrosecondsPerStep).median
+        let webOwnWork = web.map { $0.watcherMicrosecondsPerStep ?? 0 }.median
         return [
             Result(name: "flowd steps/s ipc 4s, no watcher", value: rate.alone, unit: "steps/s", detail: detail),
             Result(
@@ -128,6 +129,12 @@ enum WatcherBenchmarks {
                 unit: "µs",
                 detail: detail
                     + ", the same stream, a tree query per batch of the watched session, sessions listed each second"
+            ),
+            Result(
+                name: "flowctl web processor time per step",
+                value: webOwnWork,
+                unit: "µs",
+                detail: detail + ", flowctl web's threads (its page, a separate process, not counted)"
             ),
             Result(
                 name: "web/watch flowd work per step",
