@@ -53,7 +53,8 @@ class Process:
             text=True,
             start_new_session=True,
         )
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self):
         for line in self.process.stdout:
@@ -69,6 +70,9 @@ class Process:
         expression = re.compile(pattern)
 
         def found():
+            if self.process.poll() is not None:
+                # Exited: what it wrote last is read before it is judged.
+                self.reader.join(timeout=5)
             if self.process.poll() is not None and not any(expression.search(l) for l in self.output()):
                 raise AssertionError(f"{self.arguments[0]} exited ({self.process.returncode}):\n" + "\n".join(self.output()))
             for line in self.output():

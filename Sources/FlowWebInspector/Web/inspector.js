@@ -1,35 +1,47 @@
 // The FlowBus inspector page: it talks only to flowctl web (its feed at /feed), which watches flowd. It shows the
 // sessions, the selected session's flow tree and screens, the timeline of events with filters and pause, an
-// event's tree before and after, the flow file, and recordings scrubbed through in time.
+// event's tree before and after, the flow file, and recordings scrubbed through in time. This file wires the feed's
+// messages to the views; what each view draws is in its module.
 
 import { DiagramView } from "./modules/diagram-view.js";
 import { Feed } from "./modules/feed.js";
 import { History } from "./modules/history.js";
 import { RecordingView } from "./modules/recording-view.js";
 import { SessionsView } from "./modules/sessions-view.js";
-import { clock, element, isDrop, summary } from "./modules/text.js";
-import { TimelineView } from "./modules/timeline-view.js";
+import { clock, element } from "./modules/text.js";
+import { drawEventDetail, TimelineView } from "./modules/timeline-view.js";
 import { drawFlows, drawScreens, drawTree, namesOf } from "./modules/tree-view.js";
 
+const protocolVersion = 1;
+const timelineRows = 500;
 const $ = (id) => document.getElementById(id);
-const wanted = new URLSearchParams(location.search).get("session") ?? undefined;
+const wanted = new URLSearchParams(location.search).get("session") || undefined;
 const state = {
   history: new History(5000),
   selected: undefined,
-  names: new Map(),
-  lastNavigation: new Map(),
-  ended: new Set(),
+  names: new Map(), // session → flow and screen names, from its latest tree
+  lastNavigation: new Map(), // session → { flow, step } of its last didNavigate
+  endedAt: new Map(), // session → when its sessionEnded came (a session of the same id started later is another)
+  known: new Set(), // every session a `sessions` message listed
   sessionsSeen: false,
+  sessionNames: "",
   flows: undefined,
-  feedOpen: false,
-  flowdStatus: undefined,
+  mode: undefined, // "live" or "offline", from hello
+  skipped: 0,
+  detail: undefined, // the event shown in #event-detail
+  unknownTypes: new Set(),
 };
 
-const feed = new Feed({ onMessage: received, onState: feedState });
+const feed = new Feed({
+  onMessage: received,
+  onState: feedState,
+  onUnreadable: (text) => showError(`flowctl web sent a message that is not JSON: ${text}`),
+});
 const sessions = new SessionsView({ list: $("sessions"), filter: $("session-filter"), note: $("session-note"), onSelect: select });
 const diagram = new DiagramView($("diagram"));
 const timeline = new TimelineView({
   list: $("timeline"),
+  rows: timelineRows,
   filters: () => ({
     session: $("filter-session").value,
     stepper: $("filter-stepper").value.trim(),
@@ -48,7 +60,10 @@ const recording = new RecordingView({
   previous: $("recording-prev"),
   next: $("recording-next"),
   live: $("live"),
-  send: (message) => feed.send(message),
+  send: (message) => {
+    $("recording-note").textContent = `asked flowctl to replay ${message.name}…`;
+    feed.send(message);
+  },
   onPosition: showFrame,
   onLeave: leaveRecording,
 });
@@ -56,6 +71,7 @@ const recording = new RecordingView({
 for (const id of ["filter-session", "filter-fate"]) $(id).addEventListener("change", redrawTimeline);
 for (const id of ["filter-stepper", "filter-text"]) $(id).addEventListener("input", redrawTimeline);
 $("pause").addEventListener("click", togglePause);
+updateHistoryNote();
 
 function received(message) {
   switch (message.type) {
@@ -63,76 +79,139 @@ function received(message) {
     case "status": return status(message);
     case "sessions": return sessionsListed(message);
     case "events": return events(message.events ?? []);
-    case "skipped": return note(`flowctl left out ${message.count} events this page did not read in time`);
+    case "skipped": return skipped(message.count ?? 0);
     case "tree": return tree(message);
     case "flows": return flowsReport(message.flows);
-    case "recording": return recording.open(message);
-    case "error": return showError(message.message);
-    default: return undefined;
+    case "recording": return recordingOpened(message);
+    case "error": return showError(message.message ?? JSON.stringify(message));
+    default: return unknownType(message.type);
   }
 }
 
+/** A message of a type this page does not know (a newer flowctl?): said once per type, then ignored. */
+function unknownType(type) {
+  if (state.unknownTypes.has(type)) return;
+  state.unknownTypes.add(type);
+  showError(`flowctl web sent a message of type "${type}", which this page does not know: it ignores such messages`);
+}
+
+// MARK: flowctl and flowd
+
+/** A new connection (the first, or after flowctl came back): what the feed is, then the page asks again for what
+ * it was looking at. Events are numbered afresh on a new connection, so the history starts again. */
 function hello(message) {
-  state.history = new History(message.history ?? 5000);
-  state.mode = message.mode;
-  updateHistoryNote();
-  const first = wanted ?? message.session ?? undefined;
-  if (first && !state.selected) select(first);
-  timeline.redraw([]);
-}
-
-function feedState({ open, retryIn }) {
-  state.feedOpen = open;
-  if (!open) {
-    setStatus(false, `flowctl web stopped or cannot be reached: reconnecting in ${Math.round(retryIn / 100) / 10} s…`);
+  if (message.version !== protocolVersion) {
+    showError(`flowctl web speaks version ${message.version} of the feed, this page version ${protocolVersion}: reload the page`);
   }
+  state.history = state.history.restarted(message.history ?? 5000);
+  state.skipped = 0;
+  state.mode = message.mode;
+  timeline.rows = Math.min(timelineRows, state.history.limit);
+  $("pause").textContent = "pause";
+  $("pause").setAttribute("aria-pressed", "false");
+  $("target").textContent = message.mode === "offline"
+    ? "offline: no flowd, recordings only"
+    : `live: flowd at ${message.target ?? "?"}${message.fleet ? " (a fleet)" : ""}`;
+  const session = state.selected ?? wanted;
+  if (session) select(session);
+  if (!recording.active) timeline.redraw([]);
+  updateWaiting();
+  updateHistoryNote();
 }
 
+function feedState({ open, retryIn, wasOpen }) {
+  document.body.dataset.feed = open ? "open" : "closed";
+  if (open) {
+    setStatus("connecting", "connected to flowctl web: waiting for its word on flowd…");
+    return;
+  }
+  const retry = `reconnecting in ${Math.round(retryIn / 100) / 10} s…`;
+  setStatus(
+    "flowctl-gone",
+    wasOpen ? `flowctl web stopped (the page's feed closed): ${retry}` : `cannot reach flowctl web at ${location.host}: ${retry}`,
+  );
+}
+
+/** flowctl's word on flowd: watching it, or waiting for it to come back (or, offline, that there is none). */
 function status(message) {
-  state.flowdStatus = message;
-  setStatus(message.connected, message.message);
+  const kind = message.connected ? "flowd-connected" : state.mode === "offline" ? "offline" : "flowd-gone";
+  setStatus(kind, message.message ?? "");
 }
 
-function setStatus(connected, text) {
-  $("status").textContent = text;
-  $("status").className = `status ${connected ? "connected" : "disconnected"}`;
+/** The banner: `state` says whose trouble it is (flowctl's feed, or flowd) for the look; the text says it all. */
+function setStatus(kind, text) {
+  const banner = $("status");
+  banner.textContent = text;
+  banner.dataset.state = kind;
+  const look = { "flowd-connected": "connected", connecting: "unknown", offline: "unknown" }[kind] ?? "disconnected";
+  banner.className = `status ${look}`;
 }
 
 function showError(text) {
-  const line = element("div", "error", `${clock(Date.now())} ${text}`);
-  $("errors").append(line);
+  $("recording-note").textContent = "";
+  $("errors").append(element("div", "error", `${clock(Date.now())} ${text}`));
   while ($("errors").childElementCount > 5) $("errors").firstElementChild.remove();
 }
 
-function note(text) {
-  $("session-state").textContent = text;
-}
+// MARK: Sessions
 
 function sessionsListed(message) {
   const list = message.sessions ?? [];
   sessions.update(list);
+  for (const session of list) {
+    state.known.add(session.session);
+    // Listed again, younger than the time since it ended: a new session of the same id.
+    const ended = state.endedAt.get(session.session);
+    if (ended !== undefined && session.ageMs < Date.now() - ended) state.endedAt.delete(session.session);
+  }
+  updateSessionFilter(list.map((s) => s.session).sort());
+  state.sessionsSeen = true;
+  updateSessionState();
+}
+
+/** The timeline's session choice, rebuilt only when the sessions change (rebuilt every second, it would close under
+ * the reader's pointer). */
+function updateSessionFilter(names) {
+  const key = names.join("\n");
+  if (key === state.sessionNames) return;
+  state.sessionNames = key;
   const filter = $("filter-session");
   const chosen = filter.value;
-  const names = list.map((s) => s.session).sort();
-  filter.replaceChildren(element("option", null, "every session"), ...names.map((name) => element("option", null, name)));
-  filter.options[0].value = "";
-  for (const option of [...filter.options].slice(1)) option.value = option.textContent;
-  if (chosen && !names.includes(chosen)) filter.append(Object.assign(element("option", null, chosen), { value: chosen }));
+  const options = [element("option", null, "every session"), ...names.map((name) => element("option", null, name))];
+  options[0].value = "";
+  if (chosen && !names.includes(chosen)) options.push(element("option", null, chosen));
+  filter.replaceChildren(...options);
   filter.value = chosen;
-  const first = !state.sessionsSeen;
-  state.sessionsSeen = true;
-  if (state.selected && !recording.active) {
-    if (sessions.has(state.selected)) {
-      state.ended.delete(state.selected);
-      if ($("session-state").dataset.kind !== "live") sessionState("live", "");
-    } else if (first || state.known?.has(state.selected)) {
-      const text = state.known?.has(state.selected) || state.ended.has(state.selected)
-        ? `session ${state.selected} ended: its last tree is kept below`
-        : `no session "${state.selected}" on flowd`;
-      sessionState("missing", text);
-    }
+}
+
+function select(session) {
+  state.selected = session;
+  sessions.select(session);
+  feed.send({ type: "select", session });
+  if (recording.active) return;
+  $("session-title").textContent = `Session ${session}`;
+  drawSelectedTree();
+  updateSessionState();
+}
+
+/** What the page says of the selected session: nothing while it runs; that it ended (its last tree stays drawn); or
+ * that flowd has no such session (named in the URL, once the first list came without it). */
+function updateSessionState() {
+  if (recording.active) return;
+  const session = state.selected;
+  const listed = session !== undefined && sessions.has(session);
+  let kind = "live";
+  let text = "";
+  if (session === undefined) {
+    kind = "none";
+  } else if (state.endedAt.has(session) || (state.known.has(session) && !listed && state.sessionsSeen)) {
+    kind = "ended";
+    text = `session ${session} ended: its last tree is kept below`;
+  } else if (state.sessionsSeen && !listed) {
+    kind = "missing";
+    text = `no session "${session}" on flowd`;
   }
-  state.known = new Set([...(state.known ?? []), ...names]);
+  sessionState(kind, text);
 }
 
 function sessionState(kind, text) {
@@ -140,42 +219,39 @@ function sessionState(kind, text) {
   $("session-state").textContent = text;
 }
 
-function select(session) {
-  state.selected = session;
-  sessions.select(session);
-  feed.send({ type: "select", session });
-  $("session-title").textContent = `Session ${session}`;
-  if (!recording.active) {
-    drawSelectedTree();
-    if (state.sessionsSeen && !sessions.has(session)) {
-      sessionState("missing", state.known?.has(session) ? `session ${session} ended: its last tree is kept below` : `no session "${session}" on flowd`);
-    } else {
-      sessionState("live", "");
-    }
-  }
-}
+// MARK: Events and trees
 
 function events(list) {
+  let sessionsChanged = false;
   for (const event of list) {
     if (event.kind === "didNavigate") {
       state.lastNavigation.set(event.session, { flow: event.fields?.name, step: event.fields?.step?.name });
     } else if (event.kind === "sessionEnded") {
-      state.ended.add(event.session);
-      if (event.session === state.selected && !recording.active) {
-        sessionState("ended", `session ${event.session} ended: its last tree is kept below`);
-      }
+      state.endedAt.set(event.session, Date.now());
+      sessionsChanged = true;
+    } else if (event.kind === "sessionStarted") {
+      sessionsChanged = state.endedAt.delete(event.session) || sessionsChanged;
     }
   }
   const shown = state.history.add(list);
   if (!recording.active) timeline.append(shown);
+  if (sessionsChanged) updateSessionState();
   updateWaiting();
+  updateHistoryNote();
+}
+
+function skipped(count) {
+  state.skipped += count;
   updateHistoryNote();
 }
 
 function tree(message) {
   state.history.addTree(message.session, message.seq, message.tree);
   state.names.set(message.session, namesOf(message.tree));
-  if (message.session === state.selected && !recording.active) drawSelectedTree();
+  if (recording.active) return;
+  if (message.session === state.selected) drawSelectedTree();
+  // The event shown may have been waiting for its tree after.
+  if (state.detail?.session === message.session && message.seq >= state.detail.seq) drawEventTrees(state.detail);
 }
 
 function drawSelectedTree() {
@@ -187,11 +263,12 @@ function drawSelectedTree() {
 
 function flowsReport(report) {
   state.flows = report;
-  if (!recording.active) {
-    diagram.show(report);
-    diagram.mark(state.history.latestTree(state.selected), state.lastNavigation.get(state.selected));
-  }
+  if (recording.active) return;
+  diagram.show(report);
+  diagram.mark(state.history.latestTree(state.selected), state.lastNavigation.get(state.selected));
 }
+
+// MARK: Timeline
 
 function redrawTimeline() {
   if (recording.active) return showFrame(Number($("scrubber").value), recording.recording.frames);
@@ -203,82 +280,85 @@ function togglePause() {
     timeline.append(state.history.resume());
     $("pause").textContent = "pause";
   } else {
-    state.history.paused = true;
+    state.history.pause();
     $("pause").textContent = "resume";
   }
+  $("pause").setAttribute("aria-pressed", String(state.history.paused));
   updateWaiting();
+  updateHistoryNote();
 }
 
 function updateHistoryNote() {
+  const history = state.history;
+  const left = state.skipped ? ` flowctl left out ${state.skipped} events the page could not take in time.` : "";
   $("history-note").textContent =
-    `The page keeps the last ${state.history.limit} events (it holds ${state.history.events.length}); ` +
-    `the timeline draws at most the last ${timeline.rows} that match its filters.`;
+    `The page keeps the last ${history.limit} events (it holds ${history.events.length}); ` +
+    `the timeline draws at most the last ${timeline.rows} that match its filters.${left}`;
 }
 
 function updateWaiting() {
-  const waiting = state.history.waiting.length;
-  $("waiting").textContent = state.history.paused ? `paused: ${waiting} new event${waiting === 1 ? "" : "s"} waiting` : "";
+  const history = state.history;
+  const waiting = history.waiting.length;
+  const letGo = history.letGoWhilePaused
+    ? `; the oldest ${history.letGoWhilePaused} let go (the page keeps ${history.limit})`
+    : "";
+  $("waiting").textContent = history.paused ? `paused: ${waiting} new event${waiting === 1 ? "" : "s"} waiting${letGo}` : "";
 }
 
 function showEvent(event) {
+  state.detail = event;
   $("event-panel").hidden = false;
-  const detail = $("event-detail");
-  const [label, line] = summary(event, state.names.get(event.session));
-  const lines = [
-    element("div", "detail-head", `#${event.seq} ${clock(event.at)} · session ${event.session} · ${event.kind}`),
-    element("div", "detail-summary", `${label}: ${line}`),
-  ];
-  if (event.kind === "stepFate") {
-    const f = event.fields ?? {};
-    lines.push(element("div", isDrop(event) ? "fate dropped" : "fate accepted", isDrop(event) ? `fate: dropped (${f.reason ?? "?"})` : "fate: accepted"));
-    if (f.explanation) lines.push(element("div", "explanation", `why: ${f.explanation}`));
-    if (f.remedy) lines.push(element("div", "remedy", `remedy: ${f.remedy}`));
-    if (f.sender) lines.push(element("div", "sender", `sent by ${f.sender}`));
-  }
-  lines.push(element("pre", "fields", JSON.stringify(event.fields ?? {}, null, 2)));
-  detail.replaceChildren(...lines);
-  const { before, after } = recording.active ? framesAround(event) : state.history.around(event.session, event.seq);
-  drawTree($("tree-before"), before?.tree);
-  drawTree($("tree-after"), after?.tree, before?.tree ?? { flows: [], screens: [], contributions: [] });
+  drawEventDetail($("event-detail"), event, state.names.get(event.session));
+  drawEventTrees(event);
+}
+
+/** The session's tree just before the event and just after it, each marked against the other. */
+function drawEventTrees(event) {
+  const { before, after } = recording.active ? recording.treesAround(event) : state.history.around(event.session, event.seq);
+  drawTree($("tree-before"), before?.tree, { later: after?.tree });
+  drawTree($("tree-after"), after?.tree, { earlier: before?.tree ?? { flows: [], screens: [], contributions: [] } });
   if (!before) $("tree-before").prepend(element("p", "note", "no tree of the session before this event was seen"));
   if (!after) $("tree-after").prepend(element("p", "note", "the tree after this event has not come yet"));
 }
 
-/** In a recording: the session's tree after the frame before the event's, and after the event's frame. */
-function framesAround(event) {
-  const frames = recording.recording.frames;
-  const index = frames.findIndex((frame) => frame.events.some((e) => e.seq === event.seq));
-  let before;
-  for (let i = index - 1; i >= 0; i--) {
-    if (frames[i].session === event.session) {
-      before = { tree: frames[i].tree };
-      break;
-    }
-  }
-  return { before, after: index >= 0 ? { tree: frames[index].tree } : undefined };
+function hideEvent() {
+  state.detail = undefined;
+  $("event-panel").hidden = true;
+  timeline.clearSelection();
+}
+
+// MARK: Recording
+
+function recordingOpened(message) {
+  $("recording-note").textContent = "";
+  hideEvent();
+  recording.open(message);
 }
 
 function showFrame(index, frames) {
   const shown = frames.slice(0, index + 1);
   const frame = frames[index];
-  const session = frame?.session ?? recording.recording.sessions[0];
+  const session = frame?.session ?? recording.recording.sessions[0] ?? "?";
   $("session-title").textContent = `Recording ${recording.recording.name}: session ${session}`;
   sessionState("recording", index < 0 ? "before the first input: no session yet" : "");
   const tree = frame?.tree;
   if (tree) state.names.set(session, namesOf(tree));
   drawFlows($("tree"), tree);
   drawScreens($("screens"), tree);
-  diagram.show(recording.recording.flows);
+  if (diagram.report !== recording.recording.flows) diagram.show(recording.recording.flows);
   let last;
-  for (const f of shown) for (const e of f.events) if (e.kind === "didNavigate") last = { flow: e.fields?.name, step: e.fields?.step?.name };
+  for (const f of shown) {
+    for (const e of f.events ?? []) if (e.kind === "didNavigate") last = { flow: e.fields?.name, step: e.fields?.step?.name };
+  }
   diagram.mark(tree, last);
-  timeline.redraw(shown.flatMap((f) => f.events));
+  timeline.redraw(shown.flatMap((f) => f.events ?? []));
 }
 
 function leaveRecording() {
+  hideEvent();
   $("session-title").textContent = state.selected ? `Session ${state.selected}` : "No session selected";
-  sessionState("live", "");
   diagram.show(state.flows);
   drawSelectedTree();
+  updateSessionState();
   timeline.redraw(state.history.events);
 }

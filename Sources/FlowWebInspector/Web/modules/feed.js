@@ -1,12 +1,18 @@
 // The page's connection to flowctl web: a WebSocket to /feed that delivers each JSON message to `onMessage`, and
 // connects again with a growing delay when flowctl goes away (it may be restarted), saying so through `onState`.
+// flowctl sends `hello` again on every connection, so the page learns afresh what it is talking to.
+
+const firstDelay = 250;
+const longestDelay = 5000;
 
 export class Feed {
-  constructor({ onMessage, onState }) {
+  constructor({ onMessage, onState, onUnreadable }) {
     this.onMessage = onMessage;
     this.onState = onState;
-    this.delay = 250;
+    this.onUnreadable = onUnreadable;
+    this.delay = firstDelay;
     this.socket = undefined;
+    this.opened = false; // whether a connection ever opened: "stopped" then, "cannot reach" before
     this.queue = [];
     this.open();
   }
@@ -20,7 +26,8 @@ export class Feed {
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.delay = 250;
+      this.delay = firstDelay;
+      this.opened = true;
       this.onState({ open: true });
       for (const message of this.queue.splice(0)) socket.send(message);
     });
@@ -29,19 +36,20 @@ export class Feed {
       try {
         message = JSON.parse(event.data);
       } catch {
+        this.onUnreadable?.(String(event.data).slice(0, 120));
         return;
       }
       this.onMessage(message);
     });
     socket.addEventListener("close", () => {
       if (this.socket !== socket) return;
-      this.onState({ open: false, retryIn: this.delay });
+      this.onState({ open: false, retryIn: this.delay, wasOpen: this.opened });
       setTimeout(() => this.open(), this.delay);
-      this.delay = Math.min(this.delay * 2, 5000);
+      this.delay = Math.min(this.delay * 2, longestDelay);
     });
   }
 
-  /** Sends a message now, or once the connection is (back) open. */
+  /** Sends a message now, or once the connection is (back) open (the last ten wait; older ones are stale). */
   send(message) {
     const text = JSON.stringify(message);
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);

@@ -1,49 +1,51 @@
-// What the page keeps, bounded: the last `limit` events (a ring: the oldest go first), the events that came while
-// paused (kept, but bounded by the same limit), and per session the trees flowctl sent, by the number of the event
-// they follow (the last 1000 per session).
+// What the page keeps, bounded whatever the rate: the last `limit` events (the oldest go first), the events that
+// came while paused (kept to show on resume, bounded by the same limit, and counted when some had to go), and per
+// session the trees flowctl sent, by the number of the event they follow (the last `treesPerSession`).
 
 export class History {
-  constructor(limit) {
+  constructor(limit, treesPerSession = 1000) {
     this.limit = limit;
+    this.treesPerSession = treesPerSession;
     this.events = [];
     this.waiting = [];
     this.paused = false;
-    this.dropped = 0;
+    this.letGo = 0; // events that left the history (the oldest), in all
+    this.letGoWhilePaused = 0; // of those that waited during this pause
     this.trees = new Map();
+  }
+
+  /** The history for a new connection: no events (a new feed numbers them afresh), and each session's latest tree
+   * kept as if taken before them all, so a session that ended meanwhile still shows its last tree. */
+  restarted(limit) {
+    const next = new History(limit, this.treesPerSession);
+    for (const [session, trees] of this.trees) {
+      if (trees.length) next.trees.set(session, [{ seq: -Infinity, tree: trees[trees.length - 1].tree }]);
+    }
+    return next;
   }
 
   /** Adds events; returns those to draw now (none while paused). */
   add(events) {
     if (this.paused) {
-      this.waiting.push(...events);
-      if (this.waiting.length > this.limit) this.waiting.splice(0, this.waiting.length - this.limit);
+      this.letGoWhilePaused += append(this.waiting, events, this.limit);
       return [];
     }
-    this.#keep(events);
+    this.letGo += append(this.events, events, this.limit);
     return events;
+  }
+
+  pause() {
+    this.paused = true;
+    this.letGoWhilePaused = 0;
   }
 
   /** Resumes: the events that waited are kept and returned to draw. */
   resume() {
     this.paused = false;
-    const waiting = this.waiting.splice(0);
-    this.#keep(waiting);
-    return waiting;
-  }
-
-  #keep(events) {
-    this.events.push(...events);
-    const over = this.events.length - this.limit;
-    if (over > 0) {
-      this.events.splice(0, over);
-      this.dropped += over;
-    }
-  }
-
-  clear() {
-    this.events = [];
+    const waiting = this.waiting;
     this.waiting = [];
-    this.trees = new Map();
+    this.letGo += append(this.events, waiting, this.limit);
+    return waiting;
   }
 
   /** Keeps a session's tree as it was after event `seq`. */
@@ -54,7 +56,7 @@ export class History {
     let index = trees.length;
     while (index > 0 && trees[index - 1].seq > seq) index--;
     trees.splice(index, 0, { seq, tree });
-    if (trees.length > 1000) trees.splice(0, trees.length - 1000);
+    if (trees.length > this.treesPerSession) trees.splice(0, trees.length - this.treesPerSession);
   }
 
   /** The latest tree of `session` taken before event `seq`, and the first taken at or after it. */
@@ -73,4 +75,13 @@ export class History {
     const trees = this.trees.get(session);
     return trees?.[trees.length - 1]?.tree;
   }
+}
+
+/** Appends `items` to `list`, then drops its oldest beyond `limit`; returns how many were dropped. A loop, not
+ * `push(...items)`: a long pause can hand back more items than a call may take arguments. */
+function append(list, items, limit) {
+  for (const item of items) list.push(item);
+  const over = list.length - limit;
+  if (over > 0) list.splice(0, over);
+  return Math.max(over, 0);
 }

@@ -27,9 +27,11 @@ export class RecordingView {
 
   /** A `recording` message came: its frames, at the last one. */
   open(recording) {
+    recording.frames ??= [];
+    recording.sessions ??= [];
     this.recording = recording;
     this.controls.hidden = false;
-    this.name.textContent = `${recording.name}: ${recording.frames.length} inputs, sessions ${recording.sessions.join(", ")}`;
+    this.name.textContent = `${recording.name}: ${recording.frames.length} inputs, sessions ${recording.sessions.join(", ") || "none"}`;
     this.scrubber.min = "-1";
     this.scrubber.max = String(recording.frames.length - 1);
     this.move(recording.frames.length - 1);
@@ -57,12 +59,33 @@ export class RecordingView {
     }
     this.onPosition(at, frames);
   }
+
+  /** The trees around a recorded event: its session's tree after the frame before the event's, and after the
+   * event's own frame (a recording has a tree per frame, not per event). */
+  treesAround(event) {
+    const frames = this.recording?.frames ?? [];
+    const index = frames.findIndex((frame) => (frame.events ?? []).some((e) => e.seq === event.seq));
+    let before;
+    for (let i = index - 1; i >= 0; i--) {
+      if (frames[i].session === event.session) {
+        before = { tree: frames[i].tree };
+        break;
+      }
+    }
+    return { before, after: index >= 0 ? { tree: frames[index].tree } : undefined };
+  }
+}
+
+/** What the recording said of a step's fate when it was recorded (the replay may differ: then both show). */
+function recorded(action) {
+  if (!action.fate) return "";
+  return action.reason ? ` (recorded: ${action.fate}, ${action.reason})` : ` (recorded: ${action.fate})`;
 }
 
 function describe(action) {
   switch (action.kind) {
     case "step":
-      return `step ${stepText(action.step)} from ${action.stepper !== undefined ? action.stepper : `screen p${action.presentable}`}`;
+      return `step ${stepText(action.step)} from ${action.stepper ?? `screen p${action.presentable}`}${recorded(action)}`;
     case "deepLink": return `deep link ${(action.path ?? []).map(stepText).join(" > ")}`;
     case "visibility": return `${action.presenter} reports ${(action.presentables ?? []).map((id) => `p${id}`).join(", ")} ${action.visibility}`;
     case "sessionData": return `session data ${action.key} = ${JSON.stringify(action.value ?? null)}`;

@@ -1,5 +1,5 @@
 // The sessions list: every session flowd has, live, with whether it is ready, the fleet instance that serves it, and
-// its peers with their liveness; filtered by the box above it. A click selects a session.
+// its peers with their liveness; filtered by the box above it. A click (or Enter) selects a session.
 
 import { duration, element } from "./text.js";
 
@@ -11,21 +11,29 @@ export class SessionsView {
     this.onSelect = onSelect;
     this.sessions = [];
     this.selected = undefined;
-    this.ended = new Set();
     filter.addEventListener("input", () => this.draw());
+    // One listener for the list: it is drawn again every second.
+    const choose = (target) => {
+      const row = target.closest?.(".session");
+      if (row) this.onSelect(row.dataset.session);
+    };
+    list.addEventListener("click", (click) => choose(click.target));
+    list.addEventListener("keydown", (key) => {
+      if (key.key === "Enter") choose(key.target);
+    });
   }
 
   update(sessions) {
-    for (const known of this.sessions) {
-      if (!sessions.some((s) => s.session === known.session)) this.ended.add(known.session);
-    }
-    for (const session of sessions) this.ended.delete(session.session);
     this.sessions = sessions;
     this.draw();
   }
 
   has(session) {
     return this.sessions.some((s) => s.session === session);
+  }
+
+  get names() {
+    return this.sessions.map((s) => s.session);
   }
 
   select(session) {
@@ -35,14 +43,17 @@ export class SessionsView {
 
   draw() {
     const wanted = this.filter.value.trim().toLowerCase();
+    const focused = document.activeElement?.closest?.(".session")?.dataset.session;
     const rows = [];
     let shown = 0;
     for (const session of this.sessions) {
+      const peers = session.peers ?? [];
       const matches = !wanted || session.session.toLowerCase().includes(wanted) ||
         (session.instance ?? "").toLowerCase().includes(wanted) ||
-        session.peers.some((p) => `${p.name} ${p.id}`.toLowerCase().includes(wanted));
-      const row = element("li", `session${session.session === this.selected ? " selected" : ""}`);
+        peers.some((p) => `${p.name} ${p.id}`.toLowerCase().includes(wanted));
+      const row = element("li", `session${session.session === this.selected ? " selected" : ""}${session.ready ? " ready" : " not-ready"}`);
       row.dataset.session = session.session;
+      row.tabIndex = 0;
       row.hidden = !matches;
       if (matches) shown++;
       row.append(
@@ -54,21 +65,21 @@ export class SessionsView {
             (session.instance ? ` · instance ${session.instance}` : ""),
         ),
       );
-      const peers = element("ul", "peers");
-      for (const peer of session.peers) {
-        const item = element(
+      const list = element("ul", "peers");
+      for (const peer of peers) {
+        list.append(element(
           "li",
           `peer ${peer.alive ? "alive" : "silent"}`,
-          `${peer.role} ${peer.name} (${peer.id}) — ${peer.alive ? "heard" : "silent for"} ${duration(peer.lastHeardMs)}${peer.alive ? " ago" : ""}`,
-        );
-        peers.append(item);
+          `${peer.role} ${peer.name} (${peer.id}) — ${peer.alive ? "alive, heard" : "silent, last heard"} ${duration(peer.lastHeardMs)} ago`,
+        ));
       }
-      if (!session.peers.length) peers.append(element("li", "peer none", "no peer connected"));
-      row.append(peers);
-      row.addEventListener("click", () => this.onSelect(session.session));
+      if (!peers.length) list.append(element("li", "peer none", "no peer connected"));
+      row.append(list);
       rows.push(row);
     }
     this.list.replaceChildren(...rows);
+    // Drawn again every second: the row the keyboard was on keeps the focus.
+    if (focused) this.list.querySelector(`.session[data-session="${CSS.escape(focused)}"]`)?.focus();
     this.note.textContent = this.sessions.length
       ? `${this.sessions.length} session${this.sessions.length === 1 ? "" : "s"}${wanted ? `, ${shown} shown` : ""}`
       : "flowd has no session yet";

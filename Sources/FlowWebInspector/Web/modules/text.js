@@ -10,7 +10,8 @@ export function element(tag, className, text, ...children) {
   return node;
 }
 
-/** A step as `name(key: value, …)`. */
+/** A step as `name(key: value, …)`. flowctl watch prints the parameters as JSON (`name {"withId":8}`); the page
+ * writes them as arguments, easier to read and to search for (`withId: 8`). */
 export function stepText(step) {
   if (!step || typeof step !== "object") return "?";
   const parameters = Object.entries(step.parameters ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
@@ -31,8 +32,10 @@ export function screenText(id, names) {
   return name ? `p${id} ${name}` : `p${id}`;
 }
 
-export function flowText(id, names) {
-  const name = names?.flows?.get(id);
+/** A flow as `f3 WishlistFlow`: its name from the session's tree, else from the event when it carries one (the flow
+ * may have ended, or its session's tree not come yet). */
+export function flowText(id, names, fallbackName) {
+  const name = names?.flows?.get(id) ?? fallbackName;
   return name ? `f${id} ${name}` : `f${id}`;
 }
 
@@ -45,7 +48,7 @@ function commandText(command, names) {
     case "present": return `present ${described(command.presentable)} over ${screen(command.container)}`;
     case "pop": return `pop ${screen(command.container)} to ${screen(command.target)}`;
     case "dismiss": return `dismiss ${screen(command.target)}`;
-    case "setTabs": return `setTabs ${screen(command.container)} ${(command.tabs ?? []).map(described).join(", ")}`;
+    case "setTabs": return `setTabs ${screen(command.container)} [${(command.tabs ?? []).map(described).join(", ")}] selected ${command.selected ?? 0}`;
     case "selectTab": return `selectTab ${screen(command.container)} ${command.index ?? 0}`;
     case "setMaster": return `setMaster ${screen(command.container)} ${described(command.presentable)}`;
     case "setDetail": return `setDetail ${screen(command.container)} ${described(command.presentable)}`;
@@ -80,14 +83,14 @@ export function summary(event, names) {
     case "stepReceived": return ["received", `${step} from ${sourceText(f.source, names)}`];
     case "deepLinkReceived": return ["deeplink", (f.path ?? []).map(stepText).join(" > ")];
     case "deepLinkWaiting": return ["deeplink", "waits until the session is ready"];
-    case "willNavigate": return ["navigate", `${flowText(f.flow, names)} will navigate to ${step}`];
-    case "didNavigate": return ["navigate", `${flowText(f.flow, names)} ▸ ${step} → ${f.contributors ?? ""}`];
+    case "willNavigate": return ["navigate", `${flowText(f.flow, names, f.name)} will navigate to ${step}`];
+    case "didNavigate": return ["navigate", `${flowText(f.flow, names, f.name)} ▸ ${step} → ${f.contributors ?? ""}`];
     case "commands": return ["commands", `${f.presenter ?? "?"} #${f.sequence ?? 0}: ${(f.commands ?? []).map((c) => commandText(c, names)).join("; ")}`];
     case "adapted": return ["adapted", `${flowText(f.flow, names)} adapted ${stepText(f.from)} into ${stepText(f.to)}`];
     case "commandRejected": return ["rejected", `${flowText(f.flow, names)}: ${f.operation ?? "?"}: ${f.reason ?? ""}`];
-    case "flowStarted": return ["flow", `started ${flowText(f.flow, names)} ${f.name ?? ""}${f.parent !== null && f.parent !== undefined ? " in " + flowText(f.parent, names) : ""}`];
+    case "flowStarted": return ["flow", `started ${flowText(f.flow, names, f.name)}${f.parent !== null && f.parent !== undefined ? " in " + flowText(f.parent, names) : ""}`];
     case "flowReady": return ["flow", `${flowText(f.flow, names)} is ready`];
-    case "flowEnded": return ["flow", `ended ${flowText(f.flow, names)} ${f.name ?? ""} (${f.reason ?? ""})`];
+    case "flowEnded": return ["flow", `ended ${flowText(f.flow, names, f.name)} (${f.reason ?? ""})`];
     case "forwardDroppedAtRoot": return ["flow", `${flowText(f.flow, names)} ended with ${step} at the root: dropped, the root keeps running`];
     case "visibilityChanged": return ["visibility", `${screenText(f.presentable, names)} ${f.visibility ?? "?"}`];
     case "visibilityReported": return ["reported", `${f.presenter ?? "?"}: ${(f.presentables ?? []).map((id) => screenText(id, names)).join(", ")} ${f.visibility ?? "?"}${f.refused ? " — refused: " + f.refused : ""}`];
@@ -100,7 +103,6 @@ export function summary(event, names) {
     case "registered": return ["peer", `${f.role ?? "?"} ${f.name ?? "?"} registered (${f.peer ?? "?"})`];
     case "unregistered": return ["peer", `${f.role ?? "peer"} ${f.name ?? "?"} left: ${f.reason ?? ""}`];
     case "error": return ["error", `${f.peer ?? "?"}: ${f.code ?? "?"}: ${f.message ?? ""}`];
-    case "skipped": return ["skipped", `${f.count ?? "?"} events left out: flowctl fell behind flowd`];
     default: return [event.kind, JSON.stringify(f)];
   }
 }

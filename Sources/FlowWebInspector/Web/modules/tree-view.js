@@ -1,7 +1,8 @@
 // A session's tree drawn as flowd's `tree` reply describes it: the flows nested under the flow that started them,
 // each with its root, its stepper and its contributions; and the screens per presenter as boxes — stacks with their
 // items in order, tabs with the visible one marked selected, modals drawn over what they cover, splits side by side.
-// Against an earlier tree, what changed is marked (.added, .removed, .changed).
+// Against an earlier tree, what changed is marked (.added, .changed, and the flows and screens gone listed at the
+// end as .removed); against a later tree, what will go is marked .removed in place and what will change .changed.
 
 import { element } from "./text.js";
 
@@ -13,37 +14,60 @@ export function namesOf(tree) {
   };
 }
 
-function mark(node, key, current, earlier, describe) {
-  if (!earlier) return node;
-  const was = earlier.get(key);
-  if (was === undefined) node.classList.add("added");
-  else if (describe(was) !== describe(current)) node.classList.add("changed");
+/** Marks `node` against the same item in the earlier tree (`compare.earlier`) or the later one (`compare.later`). */
+function mark(node, key, current, compare, describe) {
+  if (compare.earlier) {
+    const was = compare.earlier.get(key);
+    if (was === undefined) node.classList.add("added");
+    else if (describe(was) !== describe(current)) node.classList.add("changed");
+  }
+  if (compare.later) {
+    const will = compare.later.get(key);
+    if (will === undefined) node.classList.add("removed");
+    else if (describe(will) !== describe(current)) node.classList.add("changed");
+  }
   return node;
 }
+
+/** Items by key, for the trees compared with (undefined when there is none). */
+function byKey(items, key) {
+  return items ? new Map(items.map((item) => [key(item), item])) : undefined;
+}
+
+/** Items grouped by their parent's id; an item whose parent is not in the tree counts as a root, so it still shows. */
+function byParent(items) {
+  const ids = new Set(items.map((item) => item.id));
+  const children = new Map();
+  for (const item of items) {
+    const key = item.parent !== null && item.parent !== undefined && ids.has(item.parent) ? item.parent : null;
+    if (!children.has(key)) children.set(key, []);
+    children.get(key).push(item);
+  }
+  return children;
+}
+
+const contributionKey = (c) => `${c.flow}/${c.presentable}`;
 
 const flowLine = (flow) => `${flow.name} ${flow.root} ${flow.stepper} ${flow.ready}`;
 const contributionLine = (c) => `${c.stepper} ${c.visibility}`;
 const screenLine = (s) => `${s.name} ${s.visibility} ${s.placement} ${s.parent}`;
 
-/** Draws the flows of `tree` into `container` (emptied first); `earlier`: the tree to compare with. */
-export function drawFlows(container, tree, earlier) {
+/** Draws the flows of `tree` into `container` (emptied first), marked against `earlier` or `later` trees. */
+export function drawFlows(container, tree, { earlier, later } = {}) {
   container.replaceChildren();
   if (!tree) {
     container.append(element("p", "note", "no tree yet"));
     return;
   }
   const flows = tree.flows ?? [];
-  const children = new Map();
-  for (const flow of flows) {
-    const key = flow.parent ?? null;
-    if (!children.has(key)) children.set(key, []);
-    children.get(key).push(flow);
-  }
+  const children = byParent(flows);
   const screens = new Map((tree.screens ?? []).map((s) => [s.id, s]));
-  const earlierFlows = earlier ? new Map((earlier.flows ?? []).map((f) => [f.id, f])) : undefined;
-  const earlierContributions = earlier
-    ? new Map((earlier.contributions ?? []).map((c) => [`${c.flow}/${c.presentable}`, c]))
-    : undefined;
+  const flowsCompared = { earlier: byKey(earlier?.flows, (f) => f.id), later: byKey(later?.flows, (f) => f.id) };
+  const contributionsCompared = {
+    earlier: byKey(earlier?.contributions, contributionKey),
+    later: byKey(later?.contributions, contributionKey),
+  };
+  const earlierFlows = flowsCompared.earlier;
   const draw = (flow) => {
     const node = element("li", "flow");
     node.dataset.flow = flow.id;
@@ -51,14 +75,14 @@ export function drawFlows(container, tree, earlier) {
       element("span", "flow-name", `f${flow.id} ${flow.name}`),
       element("span", "flow-meta", ` — root p${flow.root}, ${flow.stepper}${flow.ready ? "" : ", not ready"}`),
     );
-    mark(node, flow.id, flow, earlierFlows, flowLine);
+    mark(node, flow.id, flow, flowsCompared, flowLine);
     const contributions = (tree.contributions ?? []).filter((c) => c.flow === flow.id);
     if (contributions.length) {
       const list = element("ul", "contributions");
       for (const c of contributions) {
         const name = screens.get(c.presentable)?.name ?? "?";
         const item = element("li", `contribution ${c.visibility}`, `· p${c.presentable} ${name} ← ${c.stepper} [${c.visibility}]`);
-        mark(item, `${c.flow}/${c.presentable}`, c, earlierContributions, contributionLine);
+        mark(item, contributionKey(c), c, contributionsCompared, contributionLine);
         list.append(item);
       }
       node.append(list);
@@ -70,8 +94,8 @@ export function drawFlows(container, tree, earlier) {
   const title = element("div", "tree-title", `session ${tree.session} ${tree.ready ? "(ready)" : "(not ready)"}`);
   container.append(title, element("ul", "flows", null, ...(children.get(null) ?? []).map(draw)));
   if (earlierFlows) {
-    const gone = [...earlierFlows.values()].filter((f) => !flows.some((g) => g.id === f.id));
-    for (const flow of gone) {
+    const running = new Set(flows.map((f) => f.id));
+    for (const flow of [...earlierFlows.values()].filter((f) => !running.has(f.id))) {
       const node = element("div", "flow removed", `f${flow.id} ${flow.name} — ended`);
       node.dataset.flow = flow.id;
       container.append(node);
@@ -79,45 +103,38 @@ export function drawFlows(container, tree, earlier) {
   }
 }
 
-/** Draws the screens of `tree` into `container`, per presenter; `earlier`: the tree to compare with. */
-export function drawScreens(container, tree, earlier) {
+/** Draws the screens of `tree` into `container`, per presenter, marked against `earlier` or `later` trees. */
+export function drawScreens(container, tree, { earlier, later } = {}) {
   container.replaceChildren();
   const screens = tree?.screens ?? [];
-  if (!screens.length) {
-    container.append(element("p", "note", "no screens"));
-    return;
-  }
-  const children = new Map();
-  for (const screen of screens) {
-    const key = screen.parent ?? null;
-    if (!children.has(key)) children.set(key, []);
-    children.get(key).push(screen);
-  }
-  const earlierScreens = earlier ? new Map((earlier.screens ?? []).map((s) => [s.id, s])) : undefined;
-  const draw = (screen) => {
+  if (!screens.length) container.append(element("p", "note", "no screens"));
+  const children = byParent(screens);
+  const compared = { earlier: byKey(earlier?.screens, (s) => s.id), later: byKey(later?.screens, (s) => s.id) };
+  const earlierScreens = compared.earlier;
+  // What the page says of a screen is text (the tab selected, what a modal covers), not only a look.
+  const draw = (screen, { selectedTab = false, over } = {}) => {
     const node = element("div", `screen style-${screen.style} placement-${screen.placement}`);
     node.dataset.visibility = screen.visibility;
     node.dataset.screen = screen.id;
     const parameters = Object.entries(screen.parameters ?? {}).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
     const label = parameters.length ? `${screen.name}(${parameters.join(", ")})` : screen.name;
-    node.append(element("div", "screen-label", `p${screen.id} ${label} · ${screen.style} · ${screen.visibility}`));
-    mark(node, screen.id, screen, earlierScreens, screenLine);
+    const place = screen.placement === "windowRoot" ? "" : ` · ${screen.placement}`;
+    const text = `p${screen.id} ${label} · ${screen.style}${place} · ${screen.visibility}`;
+    if (over) node.append(element("div", "screen-over", `modal over p${over.id} ${over.name}`));
+    node.append(element("div", "screen-label", selectedTab ? `${text} · selected tab` : text));
+    if (selectedTab) node.classList.add("selected-tab");
+    mark(node, screen.id, screen, compared, screenLine);
     const nested = children.get(screen.id) ?? [];
     const inline = nested.filter((child) => child.placement !== "modal");
     const modals = nested.filter((child) => child.placement === "modal");
     if (inline.length) {
       const body = element("div", `screen-children children-${screen.style}`);
       for (const child of inline) {
-        const drawn = draw(child);
-        if (screen.style === "tabs" && child.visibility === "visible") drawn.classList.add("selected-tab");
-        body.append(drawn);
+        body.append(draw(child, { selectedTab: screen.style === "tabs" && child.visibility === "visible" }));
       }
       node.append(body);
     }
-    for (const modal of modals) {
-      const over = element("div", "modal-over", null, draw(modal));
-      node.append(over);
-    }
+    for (const modal of modals) node.append(element("div", "modal-over", null, draw(modal, { over: screen })));
     return node;
   };
   const presenters = new Map();
@@ -129,20 +146,21 @@ export function drawScreens(container, tree, earlier) {
     container.append(element("div", "presenter", null, element("div", "presenter-name", `presenter ${presenter}`), ...roots.map(draw)));
   }
   if (earlierScreens) {
-    const gone = [...earlierScreens.values()].filter((s) => !screens.some((t) => t.id === s.id));
-    for (const screen of gone) {
+    // Listed apart, without a visibility: they are no longer on any presenter.
+    const present = new Set(screens.map((s) => s.id));
+    for (const screen of [...earlierScreens.values()].filter((s) => !present.has(s.id))) {
       const node = element("div", "screen removed", `p${screen.id} ${screen.name} — gone`);
-      node.dataset.visibility = "dismissed";
+      node.dataset.screen = screen.id;
       container.append(node);
     }
   }
 }
 
-/** Draws flows and screens one under the other (the event's trees before and after). */
-export function drawTree(container, tree, earlier) {
+/** Draws flows and screens one under the other (an event's trees before and after), compared as `drawFlows` does. */
+export function drawTree(container, tree, compare = {}) {
   const flows = element("div", "tree-flows");
   const screens = element("div", "tree-screens");
-  drawFlows(flows, tree, earlier);
-  drawScreens(screens, tree, earlier);
+  drawFlows(flows, tree, compare);
+  drawScreens(screens, tree, compare);
   container.replaceChildren(flows, screens);
 }
