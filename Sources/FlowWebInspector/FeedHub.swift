@@ -4,7 +4,8 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// The pages connected to the feed: what flowctl sends them, and what they ask. A page that does not read fast
+/// The pages connected to the feed: what flowctl sends them, and what they ask. A page that connects (or reloads)
+/// gets the last events sent, up to the history the pages keep. A page that does not read fast
 /// enough (its connection's buffer is full) is left out of the events until it has read, and then told how many
 /// it missed (`skipped`): flowctl never holds more for it than its connection's buffer.
 public final class FeedHub: Sendable {
@@ -30,6 +31,8 @@ public final class FeedHub: Sendable {
         /// Sent to a page when it connects: the hello, then the latest of each of these.
         var hello: JSONValue = [:]
         var latest: [String: JSONValue] = [:]
+        /// The last events sent, at most ``FeedHub/historyLimit``: a page that connects (or reloads) gets them.
+        var recent: [JSONValue] = []
     }
 
     private let state = Mutex(State())
@@ -37,9 +40,13 @@ public final class FeedHub: Sendable {
     public let requests: AsyncStream<Request>
     private let continuation: AsyncStream<Request>.Continuation
 
-    /// A hub with no page; `hello` is the first message every page gets.
-    public init(hello: JSONValue) {
+    /// How many of the last events a page gets when it connects.
+    public let historyLimit: Int
+
+    /// A hub with no page; `hello` is the first message every page gets, then the last `history` events.
+    public init(hello: JSONValue, history: Int) {
         (requests, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        historyLimit = history
         state.withLock { $0.hello = hello }
     }
 
@@ -74,6 +81,10 @@ public final class FeedHub: Sendable {
         guard !events.isEmpty else { return }
         let text = (["type": "events", "events": .array(events)] as JSONValue).jsonText()
         let ready: [(any Channel, Int)] = state.withLock { state in
+            state.recent += events.suffix(historyLimit)
+            if state.recent.count > historyLimit {
+                state.recent.removeFirst(state.recent.count - historyLimit)
+            }
             var ready: [(any Channel, Int)] = []
             for (id, page) in state.pages {
                 if page.channel.isWritable {
@@ -115,7 +126,8 @@ public final class FeedHub: Sendable {
             state.nextPage += 1
             state.pages[id] = Page(channel: channel)
             let kept = ["status", "flows", "sessions"].compactMap { state.latest[$0] }
-            return (id, [state.hello] + kept)
+            let recent: [JSONValue] = state.recent.isEmpty ? [] : [["type": "events", "events": .array(state.recent)]]
+            return (id, [state.hello] + kept + recent)
         }
         for message in first {
             Self.send(message.jsonText(), on: channel)

@@ -46,6 +46,9 @@ public struct RecordingFrames: Sendable {
                 }
                 events.append(numbering.event("visibilityReported", session: action.session, at: at, fields))
             }
+            if !replayed.skipped, let said = Self.inputEvent(action) {
+                events.append(numbering.event(said.kind, session: action.session, at: at, said.fields))
+            }
             for effects in replayed.effects {
                 for event in effects.events {
                     events.append(
@@ -94,6 +97,25 @@ public struct RecordingFrames: Sendable {
             "startedAt": .int(Int(recording.header.startedAt)),
             "flows": (try? FlowJSON.value(of: flows)) ?? .null, "frames": .array(frames),
         ]
+    }
+}
+
+extension RecordingFrames {
+    /// The event flowd publishes for an input that is not a step or a report (those have the engine's events):
+    /// a value of the session's data set, a presenter gone.
+    fileprivate static func inputEvent(_ action: RecordedAction) -> (kind: String, fields: JSONObject)? {
+        switch action.kind {
+        case .sessionData:
+            return ("sessionData", ["key": .string(action.key ?? ""), "value": action.value ?? .null])
+        case .presenterLost:
+            let presenter = JSONValue.string(action.presenter ?? "")
+            return (
+                "unregistered",
+                ["peer": presenter, "name": presenter, "role": "presenter", "reason": "its connection was lost"]
+            )
+        case .step, .deepLink, .visibility:
+            return nil
+        }
     }
 }
 

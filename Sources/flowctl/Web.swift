@@ -42,7 +42,7 @@ struct Web: AsyncParsableCommand {
     @Option(help: "Select this session when the page opens.")
     var session: String?
 
-    @Option(help: "How many events the page keeps (its history: older ones are let go).")
+    @Option(help: "How many events the page keeps (its history, 100 to 1000000: older ones are let go).")
     var history = 5000
 
     @Option(help: "The flow file recordings are replayed with (default: the one flowd runs, when flowctl can read it).")
@@ -74,12 +74,16 @@ struct Web: AsyncParsableCommand {
             "target": .string(offline ? "" : bus.endpoints.control), "history": .int(history),
             "flowctl": .string(BuildInfo.version), "session": session.map(JSONValue.string) ?? .null,
         ]
-        let hub = FeedHub(hello: hello)
+        let hub = FeedHub(hello: hello, history: history)
         let server: InspectorWebServer
         do {
             server = try InspectorWebServer(host: address, port: port, hub: hub)
         } catch {
-            printError("flowctl: cannot serve the page on \(address):\(port): \(error)")
+            let why =
+                "\(error)".contains("Address already in use")
+                ? "the port is taken (another flowctl web?): choose another with --port, or --port 0 for a free one"
+                : "\(error)"
+            printError("flowctl: cannot serve the page on \(address):\(port): \(why)")
             throw ExitCode(1)
         }
         defer { server.stop() }

@@ -21,6 +21,8 @@ actor WebLiveFeed {
     private var instances: [Instance] = []
     private var streams: [InspectionStream] = []
     private var connected = false
+    /// What the terminal and the pages were last told of flowd's absence.
+    private var lastSaid: String?
     private var nextSeq = 1
     private var pending: [JSONValue] = []
     /// The last event's number per session, and the sessions with events since their tree was last sent.
@@ -47,6 +49,8 @@ actor WebLiveFeed {
             } catch is CancellationError {
                 break
             } catch {
+                // Stopped (Ctrl-C): the streams closing is not flowd going away.
+                if Task.isCancelled { break }
                 again = (error as? WebFeedProblem)?.atOnce ?? false
                 await disconnect(because: "\(error)")
             }
@@ -103,6 +107,7 @@ actor WebLiveFeed {
             hub.broadcast(["type": "flows", "flows": flows], keep: true)
         }
         connected = true
+        lastSaid = nil
         let names = instances.compactMap(\.name)
         let watched =
             names.isEmpty
@@ -139,10 +144,10 @@ actor WebLiveFeed {
         streams = []
         instances = []
         flush()
-        guard let reason, connected || hub.hasPages else { return }
-        if connected {
-            printLine("flowctl web: \(reason)")
-        }
+        guard let reason, reason != lastSaid else { return }
+        // Said once each time it changes, on the terminal as on the page.
+        lastSaid = reason
+        printLine("flowctl web: \(reason)")
         connected = false
         hub.broadcast(["type": "status", "connected": false, "message": .string(reason)], keep: true)
     }

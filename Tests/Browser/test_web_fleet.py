@@ -20,7 +20,7 @@ def test_a_fleet_is_watched_whole_each_session_with_its_instance(flowd, postgres
              "--returning"],
             env=dict(os.environ),
         )
-        app.process.wait(timeout=30)
+        assert app.process.wait(timeout=30) == 0, "\n".join(app.output())
     web = inspector(
         None, "--control", f"{a.control},{b.control}", "--events", f"{a.events},{b.events}",
     )

@@ -50,10 +50,23 @@ def inspector():
         web.stop()
 
 
-def client(daemon, program, *arguments):
-    """One of the getting-started programs against `daemon`."""
-    environment = dict(os.environ, FLOWBUS_CONTROL=daemon.control, FLOWBUS_EVENTS=daemon.events)
-    return Process([BIN / program, *arguments], env=environment)
+STARTED = []
+
+
+@pytest.fixture(autouse=True)
+def stop_clients():
+    """Every client program a test started is stopped at its end (a presenter runs until it is stopped)."""
+    yield
+    while STARTED:
+        STARTED.pop().stop()
+
+
+def client(daemon, program, *arguments, env=None):
+    """One of the getting-started programs against `daemon`; stopped at the end of the test."""
+    environment = dict(os.environ, FLOWBUS_CONTROL=daemon.control, FLOWBUS_EVENTS=daemon.events, **(env or {}))
+    started = Process([BIN / program, *arguments], env=environment)
+    STARTED.append(started)
+    return started
 
 
 def texts(page, selector):
@@ -73,11 +86,12 @@ def open_session(page, session):
     page.locator(f".session[data-session='{session}']").first.click()
 
 
-def start_app(flowd, inspector, page):
-    """flowd, flowctl web, the page, a presenter and the app stepper: session kiosk-7 on its dashboard."""
+def start_app(flowd, inspector, page, follow=False):
+    """flowd, flowctl web, the page, a presenter and the app stepper: session kiosk-7 on its dashboard. `follow`: the
+    page looks at kiosk-7 from the start (its trees are followed from its first event)."""
     daemon = flowd()
     web = inspector(daemon)
-    page.goto(web.url)
+    page.goto(web.url + ("?session=kiosk-7" if follow else ""))
     wait_for_text(page, "#status", "watching")
     presenter = client(daemon, "example-presenter")
     stepper = client(daemon, "example-app-stepper")
@@ -170,16 +184,26 @@ def test_a_navigation_updates_the_tree_and_the_screens(flowd, inspector, page):
 
 
 def test_selecting_an_event_shows_the_tree_before_and_after_it(flowd, inspector, page):
-    daemon, web, presenter = start_app(flowd, inspector, page)
-    open_session(page, "kiosk-7")
+    daemon, web, presenter = start_app(flowd, inspector, page, follow=True)
     presenter.find(r"tap: ")
     wait_for_text(page, "#screens", "MovieDetail")
-    row = page.locator("#timeline .event[data-kind='stepFate']", has_text="movieIsPicked").last
-    row.click()
+    # A navigation once the page follows the session's tree: the cast of the movie shown.
+    fate = daemon.flowctl(
+        "emit", "castIsPicked", "--param", "withId=3", "--from", "MovieDetail", "--session", "kiosk-7", "--json"
+    )
+    assert json.loads(fate)["accepted"] is True, fate
+    wait_for_text(page, "#screens", "CastDetail")
+    page.locator("#timeline .event[data-kind='stepFate']", has_text="castIsPicked").last.click()
     before = wait_until(lambda: page.text_content("#tree-before"), 5, "the tree before")
-    after = wait_until(lambda: "MovieDetail" in (page.text_content("#tree-after") or "") and page.text_content("#tree-after"), 10, "the tree after")
-    assert "MovieDetail" not in before, before
-    assert "MovieDetail" in after
+    after = wait_until(
+        lambda: "CastDetail" in (page.text_content("#tree-after") or "") and page.text_content("#tree-after"),
+        10,
+        "the tree after",
+    )
+    assert "MovieDetail" in before and "CastDetail" not in before, before
+    assert "CastDetail" in after
+    added = page.eval_on_selector_all("#tree-after .added", "nodes => nodes.map(n => n.textContent)")
+    assert any("CastDetail" in t for t in added), added
     screenshot(page, "web-inspector-before-after")
 
 
@@ -190,6 +214,7 @@ def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_
         [BIN / "flowctl", "record", recording, "--session", "kiosk-7", "--wait",
          "--control", daemon.control, "--events", daemon.events]
     )
+    STARTED.append(recorder)
     recorder.find(r"recording", within=15)
     presenter = client(daemon, "example-presenter")
     stepper = client(daemon, "example-app-stepper")
@@ -314,11 +339,10 @@ def test_a_curve_flowd_is_watched_with_flowctls_keys(flowd, inspector, page):
     web = inspector(daemon, "--curve-secret-key", ops_secret, "--curve-server-key", server_public, "--id", "ops")
     page.goto(web.url)
     wait_for_text(page, "#status", "watching")
-    environment = dict(
-        os.environ, FLOWBUS_CONTROL=daemon.control, FLOWBUS_EVENTS=daemon.events,
-        FLOWBUS_CURVE_SECRET_KEY=app_secret, FLOWBUS_CURVE_SERVER_KEY=server_public,
+    stepper = client(
+        daemon, "example-app-stepper",
+        env={"FLOWBUS_CURVE_SECRET_KEY": app_secret, "FLOWBUS_CURVE_SERVER_KEY": server_public},
     )
-    stepper = Process([BIN / "example-app-stepper"], env=environment)
     stepper.find(r"accepted by|dropped")
     wait_for_text(page, "#sessions .session", "kiosk-7")
     open_session(page, "kiosk-7")

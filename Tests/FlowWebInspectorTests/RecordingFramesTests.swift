@@ -43,6 +43,16 @@ import Testing
         #expect(replayed.message(name: "kiosk.flowrec").objectValue?["flows"]?.objectValue?["rootFlow"] != nil)
     }
 
+    @Test func sessionDataAndAPresenterLostAreEventsOfTheirFrames() throws {
+        let replayed = try frames([
+            #"{"at":0,"session":"kiosk","kind":"step","step":{"name":"dashboardIsRequired","parameters":{}},"stepper":"app"}"#,
+            #"{"at":5,"session":"kiosk","kind":"sessionData","key":"permissions","value":["about"]}"#,
+            #"{"at":9,"session":"kiosk","kind":"presenterLost","presenter":"main"}"#,
+        ])
+        #expect(kinds(replayed.frames[1]) == ["sessionData"])
+        #expect(kinds(replayed.frames[2]).first == "unregistered")
+    }
+
     @Test func anInputRefusedWhenRecordedIsAFrameThatSaysSo() throws {
         let replayed = try frames([
             #"{"at":0,"session":"kiosk","kind":"visibility","presenter":"main","visibility":"visible","presentables":[99],"fate":"refused","reason":"unknown presentable"}"#

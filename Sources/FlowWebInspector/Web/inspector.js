@@ -138,19 +138,31 @@ function status(message) {
   setStatus(kind, message.message ?? "");
 }
 
+const stale = " — as flowd last said it";
+
 /** The banner: `state` says whose trouble it is (flowctl's feed, or flowd) for the look; the text says it all. */
 function setStatus(kind, text) {
   const banner = $("status");
   banner.textContent = text;
   banner.dataset.state = kind;
+  // While flowd is away, what the page shows is what flowd last said: dimmed, and said so.
+  document.body.dataset.flowd = kind === "flowd-gone" ? "gone" : "there";
+  const note = $("session-note");
+  if (kind === "flowd-gone" && !note.textContent.endsWith(stale)) note.textContent += stale;
   const look = { "flowd-connected": "connected", connecting: "unknown", offline: "unknown" }[kind] ?? "disconnected";
   banner.className = `status ${look}`;
 }
 
 function showError(text) {
   $("recording-note").textContent = "";
-  $("errors").append(element("div", "error", `${clock(Date.now())} ${text}`));
-  while ($("errors").childElementCount > 5) $("errors").firstElementChild.remove();
+  const line = element("div", "error", `${clock(Date.now())} ${text}`);
+  const dismiss = element("button", "dismiss", "×");
+  dismiss.type = "button";
+  dismiss.title = "dismiss";
+  dismiss.addEventListener("click", () => line.remove());
+  line.append(" ", dismiss);
+  $("errors").append(line);
+  while ($("errors").childElementCount > 3) $("errors").firstElementChild.remove();
 }
 
 // MARK: Sessions
@@ -314,11 +326,21 @@ function showEvent(event) {
 
 /** The session's tree just before the event and just after it, each marked against the other. */
 function drawEventTrees(event) {
-  const { before, after } = recording.active ? recording.treesAround(event) : state.history.around(event.session, event.seq);
+  const { before, after, unfollowed } = recording.active
+    ? recording.treesAround(event)
+    : state.history.around(event.session, event.seq);
+  if (unfollowed) {
+    const why = "unknown: the page was not following this session's tree then (select a session before its events to see their trees)";
+    $("tree-before").replaceChildren(element("p", "note", why));
+    $("tree-after").replaceChildren(element("p", "note", why));
+    return;
+  }
   drawTree($("tree-before"), before?.tree, { later: after?.tree });
   drawTree($("tree-after"), after?.tree, { earlier: before?.tree ?? { flows: [], screens: [], contributions: [] } });
   if (!before) $("tree-before").prepend(element("p", "note", "no tree of the session before this event was seen"));
   if (!after) $("tree-after").prepend(element("p", "note", "the tree after this event has not come yet"));
+  // flowd's tree is asked after each batch of events (at most every 100 ms): events of one batch share it.
+  $("tree-after").prepend(element("p", "note", `as flowctl read it after event #${after?.seq ?? "?"}`));
 }
 
 function hideEvent() {

@@ -59,7 +59,11 @@ export class History {
     if (trees.length > this.treesPerSession) trees.splice(0, trees.length - this.treesPerSession);
   }
 
-  /** The latest tree of `session` taken before event `seq`, and the first taken at or after it. */
+  /**
+   * The latest tree of `session` taken before event `seq`, and the first taken at or after it. Without a tree
+   * before it, the page was not following the session's tree then: the first tree after it may be long after, so
+   * neither is given.
+   */
   around(session, seq) {
     const trees = this.trees.get(session) ?? [];
     let before;
@@ -68,7 +72,7 @@ export class History {
       if (entry.seq < seq) before = entry;
       else if (!after) after = entry;
     }
-    return { before, after };
+    return before ? { before, after } : { before: undefined, after: undefined, unfollowed: true };
   }
 
   latestTree(session) {

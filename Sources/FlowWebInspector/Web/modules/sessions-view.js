@@ -82,6 +82,6 @@ export class SessionsView {
     if (focused) this.list.querySelector(`.session[data-session="${CSS.escape(focused)}"]`)?.focus();
     this.note.textContent = this.sessions.length
       ? `${this.sessions.length} session${this.sessions.length === 1 ? "" : "s"}${wanted ? `, ${shown} shown` : ""}`
-      : "flowd has no session yet";
+      : "flowd has no session";
   }
 }

@@ -62,10 +62,11 @@ export function isDrop(event) {
 }
 
 /** The stepper (or screen) an event's step came from, for the stepper filter. */
-export function senderOf(event) {
+export function senderOf(event, names) {
   const source = event.fields?.source;
   if (source?.stepper !== undefined) return String(source.stepper);
-  if (source?.presentable !== undefined) return `p${source.presentable}`;
+  if (source?.presentable !== undefined) return screenText(source.presentable, names);
+  if (event.kind === "commands" || event.kind === "visibilityReported") return String(event.fields?.presenter ?? "");
   if (event.kind === "registered" || event.kind === "unregistered") return String(event.fields?.name ?? "");
   return "";
 }

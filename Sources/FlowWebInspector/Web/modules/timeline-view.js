@@ -40,7 +40,7 @@ export class TimelineView {
     const words = text.toLowerCase();
     return (event) => {
       if (session && event.session !== session) return false;
-      if (sender && !senderOf(event).toLowerCase().includes(sender)) return false;
+      if (sender && !senderOf(event, this.names(event.session)).toLowerCase().includes(sender)) return false;
       if (fate === "steps" && event.kind !== "stepFate") return false;
       if (fate === "accepted" && !(event.kind === "stepFate" && event.fields?.accepted === true)) return false;
       if (fate === "dropped" && !isDrop(event)) return false;
