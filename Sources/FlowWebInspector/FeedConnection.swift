@@ -45,21 +45,21 @@ final class FeedConnection: ChannelInboundHandler {
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
-            var data = context.channel.allocator.buffer(capacity: 2)
-            data.write(webSocketErrorCode: .normalClosure)
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { [channel = context.channel] _ in
-                channel.close(promise: nil)
-            }
+            close(context, .normalClosure)
         case .binary:
-            var data = context.channel.allocator.buffer(capacity: 2)
-            data.write(webSocketErrorCode: .unacceptableData)
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { [channel = context.channel] _ in
-                channel.close(promise: nil)
-            }
+            close(context, .unacceptableData)
         default:
             break
+        }
+    }
+
+    /// Sends a close frame with `code`, then closes the connection.
+    private func close(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode) {
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { [channel = context.channel] _ in
+            channel.close(promise: nil)
         }
     }
 }
