@@ -75,7 +75,8 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowDaemonCore", "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo", "ZeroMQ",
+                "FlowDaemonCore", "FlowCore", "FlowSpec", "FlowWire", "FlowStore", "FlowBuildInfo", "FlowHTTP",
+                "ZeroMQ",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,7 +98,7 @@ let package = Package(
         .target(
             name: "FlowDemo",
             dependencies: [
-                "FlowBus", "FlowWebClient",
+                "FlowBus", "FlowWebClient", "FlowHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,12 +119,20 @@ let package = Package(
                 "FlowCore", "FlowSpec", "FlowWire", .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // The small HTTP/1.1 endpoints' common part (a request in whole, an answer out): flowd's metrics and WebSocket
+        // endpoints, the demo's page, flowctl web's page.
+        .target(
+            name: "FlowHTTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // flowctl web's page server: the inspector page (plain ES modules, built in), its feed over WebSocket, and
         // recordings replayed for it (the engine in process, the flows report as flowd gives it).
         .target(
             name: "FlowWebInspector",
             dependencies: [
-                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowDaemonCore",
+                "FlowCore", "FlowSpec", "FlowWire", "FlowInspector", "FlowDaemonCore", "FlowHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -217,7 +226,11 @@ let package = Package(
         .testTarget(name: "FlowCtlTests", dependencies: ["FlowBus", "FlowInspector", "FlowBusTesting", "ZeroMQ"]),
         .testTarget(
             name: "FlowWebInspectorTests",
-            dependencies: ["FlowWebInspector", "FlowInspector", "FlowSpec", "FlowWire", "FlowBusTesting"]
+            dependencies: [
+                "FlowWebInspector", "FlowInspector", "FlowSpec", "FlowWire", "FlowBusTesting",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "FlowDemoTests", dependencies: ["FlowDemo", "FlowBus", "FlowBusTesting"]),
         .testTarget(

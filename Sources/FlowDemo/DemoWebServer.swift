@@ -1,3 +1,4 @@
+import FlowHTTP
 import FlowWebClient
 import NIOCore
 import NIOHTTP1
@@ -37,7 +38,25 @@ public final class DemoWebServer: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let operations = channel.pipeline.syncOperations
                         try operations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try operations.addHandler(StaticFileHandler(files: files))
+                        try operations.addHandler(
+                            HTTPRequestResponder { head, _ in
+                                if let refused = HTTPAnswer.onlyGetAndHead(head, server: "the demo's page") {
+                                    return refused
+                                }
+                                guard let (type, bytes) = files[head.path == "" ? "/" : head.path] else {
+                                    return .text(
+                                        .notFound,
+                                        "not found: the demo serves \(files.keys.sorted().joined(separator: ", "))\n"
+                                    )
+                                }
+                                return HTTPAnswer(
+                                    .ok,
+                                    contentType: type,
+                                    body: bytes,
+                                    headers: [("Cache-Control", "no-cache")]
+                                )
+                            }
+                        )
                     }
                 }
                 .bind(host: host, port: port)
@@ -58,62 +77,5 @@ public final class DemoWebServer: Sendable {
 
     private static func escaped(_ text: String) -> String {
         text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
-    }
-}
-
-/// Answers GET and HEAD with one of a few files by path; anything else is 404 (or 405).
-private final class StaticFileHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let files: [String: (String, [UInt8])]
-    private var request: HTTPRequestHead?
-
-    init(files: [String: (String, [UInt8])]) {
-        self.files = files
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            request = head
-        case .body:
-            break
-        case .end:
-            guard let head = request else { return }
-            request = nil
-            let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "/")
-            let (status, type, body): (HTTPResponseStatus, String, [UInt8])
-            if head.method != .GET && head.method != .HEAD {
-                (status, type, body) = (.methodNotAllowed, "text/plain", Array("GET only\n".utf8))
-            } else if let (fileType, bytes) = files[path] {
-                (status, type, body) = (.ok, fileType, bytes)
-            } else {
-                (status, type, body) = (.notFound, "text/plain", Array("not found\n".utf8))
-            }
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: type)
-            headers.add(name: "Content-Length", value: "\(body.count)")
-            headers.add(name: "Cache-Control", value: "no-cache")
-            context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
-                promise: nil
-            )
-            if head.method != .HEAD {
-                context.write(
-                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
-                    promise: nil
-                )
-            }
-            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !head.isKeepAlive {
-                let channel = context.channel
-                done.whenComplete { _ in channel.close(promise: nil) }
-            }
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -31,8 +31,11 @@ public final class FeedHub: Sendable {
         /// Sent to a page when it connects: the hello, then the latest of each of these.
         var hello: JSONValue = [:]
         var latest: [String: JSONValue] = [:]
-        /// The last events sent, at most ``FeedHub/historyLimit``: a page that connects (or reloads) gets them.
-        var recent: [JSONValue] = []
+        /// The last batches of events sent, as sent (their text, and how many events each holds): the fewest newest
+        /// that hold ``FeedHub/historyLimit`` events. A page that connects (or reloads) gets them as they are: nothing
+        /// is encoded again on the page server's event loop.
+        var recent: [(text: [UInt8], count: Int)] = []
+        var recentCount = 0
     }
 
     private let state = Mutex(State())
@@ -81,9 +84,11 @@ public final class FeedHub: Sendable {
         guard !events.isEmpty else { return }
         let text = (["type": "events", "events": .array(events)] as JSONValue).jsonText()
         let ready: [(any Channel, Int)] = state.withLock { state in
-            state.recent += events.suffix(historyLimit)
-            if state.recent.count > historyLimit {
-                state.recent.removeFirst(state.recent.count - historyLimit)
+            state.recent.append((text, events.count))
+            state.recentCount += events.count
+            while let oldest = state.recent.first, state.recentCount - oldest.count >= historyLimit {
+                state.recent.removeFirst()
+                state.recentCount -= oldest.count
             }
             var ready: [(any Channel, Int)] = []
             for (id, page) in state.pages {
@@ -119,18 +124,19 @@ public final class FeedHub: Sendable {
         Self.send(message.jsonText(), on: channel)
     }
 
-    /// A page connected on `channel`: it gets the hello and what was kept.
+    /// A page connected on `channel`: it gets the hello, what was kept, and the last batches of events.
     func connected(_ channel: any Channel) -> Int {
         let (id, first) = state.withLock { state in
             let id = state.nextPage
             state.nextPage += 1
             state.pages[id] = Page(channel: channel)
-            let kept = ["status", "flows", "sessions"].compactMap { state.latest[$0] }
-            let recent: [JSONValue] = state.recent.isEmpty ? [] : [["type": "events", "events": .array(state.recent)]]
-            return (id, [state.hello] + kept + recent)
+            let kept = ([state.hello] + ["status", "flows", "sessions"].compactMap { state.latest[$0] }).map {
+                $0.jsonText()
+            }
+            return (id, kept + state.recent.map(\.text))
         }
-        for message in first {
-            Self.send(message.jsonText(), on: channel)
+        for text in first {
+            Self.send(text, on: channel)
         }
         continuation.yield(.connected(page: id))
         return id

@@ -1,3 +1,4 @@
+import FlowHTTP
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -64,7 +65,10 @@ public final class InspectorWebServer: Sendable {
                                 }
                             )
                         )
-                        try operations.addHandler(PageHTTPHandler(assets: assets), name: Self.pageHandlerName)
+                        try operations.addHandler(
+                            HTTPRequestResponder { head, _ in assets.answer(head) },
+                            name: Self.pageHandlerName
+                        )
                     }
                 }
                 .bind(host: host, port: port)

@@ -112,7 +112,9 @@ struct Web: AsyncParsableCommand {
                 case .select(_, let session):
                     await live?.selected(session)
                 case .openRecording(let page, let name, let text):
-                    recordings.open(text, name: name, for: page, flowdFlows: await live?.flowsFile)
+                    // Replayed apart: a long recording does not hold up the other pages' requests.
+                    let flowdFlows = await live?.flowsFile
+                    Task.detached { recordings.open(text, name: name, for: page, flowdFlows: flowdFlows) }
                 }
             }
         }

@@ -166,6 +166,8 @@ def test_a_navigation_updates_the_tree_and_the_screens(flowd, inspector, page):
         "#screens .screen[data-visibility='visible']", "nodes => nodes.map(node => node.textContent)"
     )
     assert any("MovieDetail" in t for t in visible), visible
+    # The session's peers with their liveness: the presenter is connected.
+    wait_for_text(page, "#sessions .session[data-session='kiosk-7'] .peer", "presenter main")
     hidden = page.eval_on_selector_all(
         "#screens .screen[data-visibility='hidden']", "nodes => nodes.map(node => node.textContent)"
     )
@@ -333,10 +335,11 @@ def test_a_curve_flowd_is_watched_with_flowctls_keys(flowd, inspector, page):
     ops_public, ops_secret = keys()
     app_public, app_secret = keys()
     daemon = flowd(
-        "--curve-secret-key", server_secret, "--authorize", f"ops={ops_public}",
-        "--authorize", f"kiosk-7/app={app_public}", websocket=None,
+        f"--curve-secret-key={server_secret}", f"--authorize=ops={ops_public}",
+        f"--authorize=kiosk-7/app={app_public}", websocket=None,
     )
-    web = inspector(daemon, "--curve-secret-key", ops_secret, "--curve-server-key", server_public, "--id", "ops")
+    # `--option=value`: a Z85 key may start with `-`.
+    web = inspector(daemon, f"--curve-secret-key={ops_secret}", f"--curve-server-key={server_public}", "--id", "ops")
     page.goto(web.url)
     wait_for_text(page, "#status", "watching")
     stepper = client(
@@ -372,3 +375,34 @@ def test_it_keeps_up_with_a_thousand_steps_a_second_within_its_bounds(flowd, ins
     assert page.eval_on_selector("#timeline", "list => list.childElementCount") <= 500
     assert "left out" not in page.text_content("body")
     screenshot(page, "web-inspector-burst")
+    # A page opened after the burst gets the last events flowctl kept (its history, in whole batches), no more
+    # than it keeps itself.
+    later = page.context.new_page()
+    later.goto(web.url)
+    wait_for_text(later, "#timeline .event[data-kind='stepFate']", "withId: 424242", within=20)
+    assert "(it holds 2000)" in later.text_content("#history-note")
+    later.close()
+
+
+def test_the_pages_own_bounds_hold(flowd, inspector, page):
+    """The page's history module on its own, in the browser: events beyond the history let go, the events that
+    wait while paused bounded by it too, and at most 1 000 trees a session."""
+    daemon = flowd()
+    web = inspector(daemon)
+    page.goto(web.url)
+    held = page.evaluate(
+        """async () => {
+          const { History } = await import("/modules/history.js");
+          const history = new History(100);
+          const events = (from, count) => Array.from({ length: count }, (_, i) => ({ seq: from + i, kind: "x" }));
+          history.add(events(1, 150));
+          history.pause();
+          history.add(events(151, 130));
+          const waiting = history.waiting.length;
+          const shown = history.resume().length;
+          for (let seq = 1; seq <= 1500; seq += 1) history.addTree("s", seq, { flows: [], screens: [] });
+          return { kept: history.events.length, first: history.events[0].seq, waiting, shown,
+                   trees: history.trees.get("s").length, oldestTree: history.trees.get("s")[0].seq };
+        }"""
+    )
+    assert held == {"kept": 100, "first": 181, "waiting": 100, "shown": 100, "trees": 1000, "oldestTree": 501}

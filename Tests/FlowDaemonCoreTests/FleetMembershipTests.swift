@@ -141,9 +141,9 @@ import Testing
     @Test func sessionsTheStoreNoLongerGivesThisInstanceAreLost() {
         var fleet = FleetMembership(instance: instance, owned: [SessionID("kept"), SessionID("taken")])
         fleet.owns("adopted")
-        fleet.owns("ended", false)
+        fleet.disowns("ended")
         #expect(fleet.lost(owning: ["kept", "adopted"]) == ["taken"])
-        fleet.owns("taken", false)
+        fleet.disowns("taken")
         #expect(fleet.lost(owning: ["kept", "adopted"]).isEmpty)
     }
 

@@ -1,3 +1,4 @@
+import FlowHTTP
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -55,7 +56,8 @@ public final class MetricsService: Service {
                         try operations.addHandler(ConnectionLimitHandler(connections))
                         try operations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                         try operations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try operations.addHandler(MetricsHTTPHandler(metrics: metrics, health: health))
+                        let answers = MetricsEndpointAnswers(metrics: metrics, health: health)
+                        try operations.addHandler(HTTPRequestResponder { head, _ in answers.answer(head) })
                     }
                 }
                 .bind(host: address.host, port: Int(address.port))

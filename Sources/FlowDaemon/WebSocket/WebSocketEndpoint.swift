@@ -1,3 +1,4 @@
+import FlowHTTP
 import FlowWire
 import Foundation
 import Logging
@@ -115,7 +116,13 @@ final class WebSocketEndpoint: Sendable {
                 }
             )
         )
-        try operations.addHandler(WebSocketHTTPHandler(assets: assets, decide: decide), name: httpHandlerName)
+        let answers = WebSocketEndpointAnswers(assets: assets, decide: decide)
+        try operations.addHandler(
+            HTTPRequestResponder(tolerating: WebSocketEndpointAnswers.tolerates) { head, channel in
+                answers.answer(head, on: channel)
+            },
+            name: httpHandlerName
+        )
     }
 
     /// Decides a handshake, and logs a refusal.

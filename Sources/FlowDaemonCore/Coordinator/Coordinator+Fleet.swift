@@ -45,7 +45,7 @@ extension Coordinator {
                     )
                 } catch {
                     setup.logger.error("cannot take over session \(session): \(error)")
-                    fleet?.owns(session, false)
+                    fleet?.disowns(session)
                     for hello in parked {
                         refuseForStore(peer: hello.peer, correlation: hello.correlation, error.message)
                     }
@@ -187,7 +187,7 @@ extension Coordinator {
         turn.messages = []
         for name in sessions.sorted() {
             let session = SessionID(name)
-            fleet?.owns(session, false)
+            fleet?.disowns(session)
             guard engine.hasSession(session) else { continue }
             // Its screens stay as they are: the instance that serves the session now decides.
             _ = engine.endSession(session)

@@ -15,7 +15,7 @@ extension Coordinator {
             store.journal.remove(session)
         }
         // Its row goes with the turn's group: a HELLO naming it again asks the fleet's store after that.
-        fleet?.owns(session, false)
+        fleet?.disowns(session)
     }
 
     /// Ends the sessions no peer has touched for ``DaemonConfiguration/idleSessionExpiry``: no peer registered in

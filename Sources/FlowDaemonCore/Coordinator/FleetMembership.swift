@@ -107,13 +107,14 @@ struct FleetMembership: Sendable {
         }
     }
 
-    /// A session this instance took over (or could not keep): it owns it now (or no longer).
-    mutating func owns(_ session: SessionID, _ owning: Bool = true) {
-        if owning {
-            owned.insert(session)
-        } else {
-            owned.remove(session)
-        }
+    /// A session this instance took over: it owns it now.
+    mutating func owns(_ session: SessionID) {
+        owned.insert(session)
+    }
+
+    /// A session this instance ended, lost, or could not take over: it no longer owns it.
+    mutating func disowns(_ session: SessionID) {
+        owned.remove(session)
     }
 
     /// The sessions this instance holds that the store no longer says it owns: another instance took them over.

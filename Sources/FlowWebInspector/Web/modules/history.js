@@ -14,8 +14,9 @@ export class History {
     this.trees = new Map();
   }
 
-  /** The history for a new connection: no events (a new feed numbers them afresh), and each session's latest tree
-   * kept as if taken before them all, so a session that ended meanwhile still shows its last tree. */
+  /** The history for a new connection: no events (the feed sends its last ones again), and each session's latest
+   * tree kept as if taken before them all, so a session that ended meanwhile still shows its last tree (it is not
+   * taken for the tree before any event: see `around`). */
   restarted(limit) {
     const next = new History(limit, this.treesPerSession);
     for (const [session, trees] of this.trees) {
@@ -69,6 +70,8 @@ export class History {
     let before;
     let after;
     for (const entry of trees) {
+      // A tree kept from before a reconnection says nothing of when it was taken.
+      if (entry.seq === -Infinity) continue;
       if (entry.seq < seq) before = entry;
       else if (!after) after = entry;
     }

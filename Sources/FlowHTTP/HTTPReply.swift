@@ -2,9 +2,24 @@ import NIOCore
 import NIOHTTP1
 
 /// Writes one whole HTTP/1.1 response (head, body unless the request was HEAD, end) and, unless the connection is
-/// kept alive, closes it once written: what flowd's two small HTTP endpoints (metrics, WebSocket) answer with.
-enum HTTPReply {
-    static func send(
+/// kept alive, closes it once written: what FlowBus's small HTTP endpoints (flowd's metrics and WebSocket endpoints,
+/// the demo's page, `flowctl web`'s page) answer with.
+public enum HTTPReply {
+    /// Writes `answer` to the request `head` on `context`'s connection.
+    public static func send(_ answer: HTTPAnswer, to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        send(
+            context: context,
+            to: head,
+            status: answer.status,
+            contentType: answer.contentType,
+            body: answer.body,
+            headers: answer.headers,
+            keepAlive: answer.keepAlive
+        )
+    }
+
+    /// Writes a response: `keepAlive` nil keeps the connection open when the request asked for it.
+    public static func send(
         context: ChannelHandlerContext,
         to head: HTTPRequestHead,
         status: HTTPResponseStatus,
