@@ -20,7 +20,6 @@ actor WebLiveFeed {
 
     private var instances: [Instance] = []
     private var streams: [InspectionStream] = []
-    private var connected = false
     /// What the terminal and the pages were last told of flowd's absence.
     private var lastSaid: String?
     private var nextSeq = 1
@@ -69,7 +68,7 @@ actor WebLiveFeed {
 
     /// A page connected: the sessions now, rather than at the next second.
     func pageConnected() async {
-        guard connected else { return }
+        guard !instances.isEmpty else { return }
         try? await listSessions()
     }
 
@@ -106,7 +105,6 @@ actor WebLiveFeed {
             flowsFile = flows.objectValue?["file"]?.stringValue
             hub.broadcast(["type": "flows", "flows": flows], keep: true)
         }
-        connected = true
         lastSaid = nil
         let names = instances.compactMap(\.name)
         let watched =
@@ -148,7 +146,6 @@ actor WebLiveFeed {
         // Said once each time it changes, on the terminal as on the page.
         lastSaid = reason
         printLine("flowctl web: \(reason)")
-        connected = false
         hub.broadcast(["type": "status", "connected": false, "message": .string(reason)], keep: true)
     }
 

@@ -32,10 +32,6 @@ export class SessionsView {
     return this.sessions.some((s) => s.session === session);
   }
 
-  get names() {
-    return this.sessions.map((s) => s.session);
-  }
-
   select(session) {
     this.selected = session;
     this.draw();
