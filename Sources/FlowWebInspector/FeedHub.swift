@@ -17,6 +17,8 @@ public final class FeedHub: Sendable {
         case select(page: Int, session: String?)
         /// A page opened a recording file: its name and text.
         case openRecording(page: Int, name: String, text: String)
+        /// A page wants the trees just before and just after event `seq` of `session` (it showed the event).
+        case treesAround(page: Int, session: String, seq: Int)
     }
 
     private struct Page {
@@ -167,6 +169,12 @@ public final class FeedHub: Sendable {
             }
             let name = object["name"]?.stringValue ?? "recording"
             continuation.yield(.openRecording(page: page, name: name, text: text))
+        case "treesAround":
+            guard let session = object["session"]?.stringValue, let seq = object["seq"]?.intValue else {
+                send(["type": "error", "message": "treesAround carries a session and an event's seq"], to: page)
+                return
+            }
+            continuation.yield(.treesAround(page: page, session: session, seq: seq))
         default:
             send(["type": "error", "message": .string("flowctl web does not know '\(type.prefix(64))'")], to: page)
         }

@@ -96,7 +96,7 @@ struct Web: AsyncParsableCommand {
         if open {
             openBrowser(url)
         }
-        let live = offline ? nil : WebLiveFeed(bus: bus, hub: hub)
+        let live = offline ? nil : WebLiveFeed(bus: bus, hub: hub, flows: flows)
         if offline {
             hub.broadcast(
                 ["type": "status", "connected": false, "message": "offline: open a recording (no flowd is watched)"],
@@ -111,6 +111,15 @@ struct Web: AsyncParsableCommand {
                     await live?.pageConnected()
                 case .select(_, let session):
                     await live?.selected(session)
+                case .treesAround(let page, let session, let seq):
+                    if let live {
+                        hub.send(await live.trees(around: seq, in: session), to: page)
+                    } else {
+                        hub.send(
+                            MirrorGap.offline.message(session: session, seq: seq),
+                            to: page
+                        )
+                    }
                 case .openRecording(let page, let name, let text):
                     // Replayed apart: a long recording does not hold up the other pages' requests.
                     let flowdFlows = await live?.flowsFile

@@ -1,4 +1,5 @@
 import FlowBus
+import FlowSpec
 import FlowWebInspector
 import FlowWire
 import Foundation
@@ -32,10 +33,28 @@ actor WebLiveFeed {
     private var servedBy: [String: String] = [:]
     /// The flow file flowd runs, as its `flows` reply says (recordings are replayed with it).
     private(set) var flowsFile: String?
+    /// The flow file given with --flows, which the mirrors use before flowd's.
+    private let flows: String?
+    /// The sessions seen start, mirrored to give each event its trees; nil without a flow file to mirror them with.
+    private var mirrors: SessionMirrors?
+    /// Why there are no mirrors, for the page.
+    private var noMirrors = "flowctl is not watching flowd"
 
-    init(bus: BusOptions, hub: FeedHub) {
+    init(bus: BusOptions, hub: FeedHub, flows: String?) {
         self.bus = bus
         self.hub = hub
+        self.flows = flows
+    }
+
+    /// The trees just before and just after event `seq` of `session`, as the feed's `treesAround` message.
+    func trees(around seq: Int, in session: String) -> JSONValue {
+        guard let mirrors else {
+            return MirrorGap(noMirrors).message(session: session, seq: seq)
+        }
+        switch mirrors.trees(around: seq, in: session) {
+        case .success(let trees): return trees.message(session: session, seq: seq)
+        case .failure(let gap): return gap.message(session: session, seq: seq)
+        }
     }
 
     /// Watches until cancelled: connects, feeds the pages, and when flowd is gone, says so and connects again.
@@ -105,6 +124,7 @@ actor WebLiveFeed {
             flowsFile = flows.objectValue?["file"]?.stringValue
             hub.broadcast(["type": "flows", "flows": flows], keep: true)
         }
+        startMirrors()
         lastSaid = nil
         let names = instances.compactMap(\.name)
         let watched =
@@ -113,6 +133,24 @@ actor WebLiveFeed {
             : "the fleet's \(names.count) instance\(names.count == 1 ? "" : "s") (\(names.joined(separator: ", ")))"
         hub.broadcast(["type": "status", "connected": true, "message": .string("watching \(watched)")], keep: true)
         printLine("flowctl web: watching \(watched)")
+    }
+
+    /// Mirrors for the sessions that start from now on, with the flow file given or the one flowd runs (once: after
+    /// flowd comes back, the mirrors of before stay, stopped where flowctl lost the stream, to say why).
+    private func startMirrors() {
+        guard mirrors == nil else { return }
+        guard let file = flows ?? flowsFile else {
+            mirrors = nil
+            noMirrors =
+                "flowctl has no flow file to mirror sessions with (flowd did not say its own): start it with --flows FILE"
+            return
+        }
+        do {
+            mirrors = SessionMirrors(specification: try FlowSpecification.load(contentsOf: file))
+        } catch {
+            mirrors = nil
+            noMirrors = "flowctl cannot mirror sessions with the flow file \(file): \(error)"
+        }
     }
 
     private func fleetTargets(_ fleet: JSONObject, options: ClientOptions) -> [(name: String?, options: ClientOptions)]
@@ -141,6 +179,7 @@ actor WebLiveFeed {
         }
         streams = []
         instances = []
+        mirrors?.lost(at: nextSeq, because: "flowctl lost flowd's stream, and the inputs that came meanwhile")
         flush()
         guard let reason, reason != lastSaid else { return }
         // Said once each time it changes, on the terminal as on the page.
@@ -197,6 +236,7 @@ actor WebLiveFeed {
                 )
                 lastSeq[session] = nextSeq
                 changed.insert(session)
+                mirrors?.take(event, seq: nextSeq, at: header.sentAt)
                 nextSeq += 1
                 if event.kind == "sessionEnded" {
                     servedBy[session] = nil
@@ -208,6 +248,7 @@ actor WebLiveFeed {
             case .connectionRestored:
                 break
             case .skipped(let count):
+                mirrors?.lost(at: nextSeq, because: "flowctl missed \(count) events of flowd's stream")
                 nextSeq += count
                 pending.append(
                     [

@@ -209,6 +209,42 @@ def test_selecting_an_event_shows_the_tree_before_and_after_it(flowd, inspector,
     screenshot(page, "web-inspector-before-after")
 
 
+def test_each_event_of_a_quick_run_of_steps_has_its_own_trees(flowd, inspector, page):
+    """Steps that come faster than flowctl reads flowd's tree (one batch of events, one tree read after it): each
+    event still has the trees just before and just after its own step, from flowctl's mirror of the session it saw
+    start; the page says they are exact. The page did not follow the session (nothing selected) while they came."""
+    daemon, web, presenter = start_app(flowd, inspector, page)
+    wait_for_text(page, "#sessions .session[data-session='kiosk-7'] .peer", "presenter main")
+    # The app's stack is on screen: each of its stepper's steps pushes one more dashboard.
+    fates = daemon.flowctl(
+        "emit", "dashboardIsRequired", "--as", "app", "--repeat", "3", "--session", "kiosk-7", "--json"
+    )
+    accepted = [json.loads(line)["accepted"] for line in fates.splitlines() if line.startswith("{")]
+    assert accepted == [True, True, True], fates
+    # The fates of the app's steps (the flows' own first steps, the coordinator's, are left out).
+    page.fill("#filter-stepper", "app")
+    page.select_option("#filter-fate", "steps")
+    steps = page.locator("#timeline .event[data-kind='stepFate']", has_text="dashboardIsRequired")
+    wait_until(lambda: steps.count() >= 4, 10, "the app's first step and the three in the timeline")
+    first = steps.count() - 3
+    for index in range(1, 4):
+        steps.nth(first + index - 1).click()
+        wait_for_text(page, "#tree-after .note", "exact")
+        before = page.text_content("#tree-before")
+        after = page.text_content("#tree-after")
+        assert before.count("DashboardFlow") == index and after.count("DashboardFlow") == index + 1, (
+            index, before, after,
+        )
+    screenshot(page, "web-inspector-exact-trees")
+    # A session that started before flowctl web watched it has no mirror: the page says why, and shows the trees it read.
+    later = inspector(daemon)
+    page.goto(later.url + "?session=kiosk-7")
+    wait_for_text(page, "#status", "watching")
+    daemon.flowctl("emit", "dashboardIsRequired", "--as", "app", "--session", "kiosk-7")
+    page.locator("#timeline .event[data-kind='stepFate']", has_text="dashboardIsRequired").last.click()
+    wait_for_text(page, "#tree-after .note", "only the sessions it saw start")
+
+
 def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_path):
     daemon = flowd()
     recording = tmp_path / "kiosk.flowrec"

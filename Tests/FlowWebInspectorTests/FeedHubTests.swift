@@ -66,13 +66,17 @@ import Testing
         let page = hub.connected(channel)
         _ = try messages(on: channel)
         // Tried: text that is not JSON, JSON that is not an object with a type, an unknown type, a recording without
-        // its text.
-        for bad in ["not json", "[1]", #"{"kind":"select"}"#, #"{"type":"explode"}"#, #"{"type":"openRecording"}"#] {
+        // its text, trees asked without an event's number.
+        for bad in [
+            "not json", "[1]", #"{"kind":"select"}"#, #"{"type":"explode"}"#, #"{"type":"openRecording"}"#,
+            #"{"type":"treesAround","session":"kiosk"}"#,
+        ] {
             hub.received(Array(bad.utf8), from: page)
             #expect(try messages(on: channel).first?["type"] == "error", "\(bad)")
         }
         hub.received(Array(#"{"type":"select","session":"kiosk"}"#.utf8), from: page)
         #expect(hub.selectedSessions == ["kiosk"])
+        hub.received(Array(#"{"type":"treesAround","session":"kiosk","seq":12}"#.utf8), from: page)
         hub.finish()
         var requests: [String] = []
         for await request in hub.requests {
@@ -80,9 +84,10 @@ import Testing
             case .connected: requests.append("connected")
             case .select(_, let session): requests.append("select \(session ?? "-")")
             case .openRecording: requests.append("openRecording")
+            case .treesAround(_, let session, let seq): requests.append("treesAround \(session) #\(seq)")
             }
         }
-        #expect(requests == ["connected", "select kiosk"])
+        #expect(requests == ["connected", "select kiosk", "treesAround kiosk #12"])
         hub.disconnected(page)
         #expect(!hub.hasPages)
     }

@@ -95,7 +95,11 @@ public struct OfflineReplay: Sendable {
         return outcome
     }
 
-    private func apply(
+    /// Gives `engine` one recorded input of `session` as flowd gave it (a step whose parameters do not fit the flow
+    /// file dropped before any flow sees it, as flowd does); returns its effects and, for a step or deep link, its
+    /// token. The session must exist.
+    /// - Throws: what the engine refused (a report of a screen no longer on screen...).
+    public func apply(
         _ action: RecordedAction,
         to engine: inout FlowEngine,
         session: SessionID

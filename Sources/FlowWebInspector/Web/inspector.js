@@ -29,6 +29,8 @@ const state = {
   mode: undefined, // "live" or "offline", from hello
   skipped: 0,
   detail: undefined, // the event shown in #event-detail
+  detailExact: false, // whether its trees are flowctl's mirror's, exact (not the trees read after batches)
+  detailGap: undefined, // why flowctl has no exact trees for it
   unknownTypes: new Set(),
 };
 
@@ -81,6 +83,7 @@ function received(message) {
     case "events": return events(message.events ?? []);
     case "skipped": return skipped(message.count ?? 0);
     case "tree": return tree(message);
+    case "treesAround": return treesAround(message);
     case "flows": return flowsReport(message.flows);
     case "recording": return recordingOpened(message);
     case "error": return showError(message.message ?? JSON.stringify(message));
@@ -263,7 +266,9 @@ function tree(message) {
   if (recording.active) return;
   if (message.session === state.selected) drawSelectedTree();
   // The event shown may have been waiting for its tree after.
-  if (state.detail?.session === message.session && message.seq >= state.detail.seq) drawEventTrees(state.detail);
+  if (!state.detailExact && state.detail?.session === message.session && message.seq >= state.detail.seq) {
+    drawBatchTrees(state.detail, state.detailGap);
+  }
 }
 
 function drawSelectedTree() {
@@ -319,28 +324,62 @@ function updateWaiting() {
 
 function showEvent(event) {
   state.detail = event;
+  state.detailExact = false;
+  state.detailGap = undefined;
   $("event-panel").hidden = false;
   drawEventDetail($("event-detail"), event, state.names.get(event.session));
-  drawEventTrees(event);
+  if (recording.active) return drawRecordedTrees(event);
+  // flowctl mirrors the sessions it saw start: it has the trees around every event, exactly. Until it answers, the
+  // trees read from flowd after batches are shown.
+  drawBatchTrees(event);
+  if (event.session !== "-") feed.send({ type: "treesAround", session: event.session, seq: event.seq });
 }
 
-/** The session's tree just before the event and just after it, each marked against the other. */
-function drawEventTrees(event) {
-  const { before, after, unfollowed } = recording.active
-    ? recording.treesAround(event)
-    : state.history.around(event.session, event.seq);
+/** flowctl's answer: the exact trees around the event shown, or why it has none (then the batches' trees stay). */
+function treesAround(message) {
+  const event = state.detail;
+  if (recording.active || !event || event.session !== message.session || event.seq !== message.seq) return;
+  if (!message.exact) {
+    state.detailGap = message.why;
+    return drawBatchTrees(event, message.why);
+  }
+  state.detailExact = true;
+  const empty = { flows: [], screens: [], contributions: [] };
+  drawTree($("tree-before"), message.before ?? undefined, { later: message.after });
+  drawTree($("tree-after"), message.after, { earlier: message.before ?? empty });
+  const input = message.input === event.seq ? "this input" : `input #${message.input}, the one this event belongs to`;
+  if (!message.before) $("tree-before").prepend(element("p", "note", "the session did not exist before its start"));
+  $("tree-after").prepend(
+    element("p", "note exact", `exact (flowctl's mirror of the session): the tree just after ${input}`),
+  );
+}
+
+/** A recorded event's trees: after the frame before its own, and after its own (a frame is one input). */
+function drawRecordedTrees(event) {
+  const { before, after } = recording.treesAround(event);
+  drawTree($("tree-before"), before?.tree, { later: after?.tree });
+  drawTree($("tree-after"), after?.tree, { earlier: before?.tree ?? { flows: [], screens: [], contributions: [] } });
+  if (!before) $("tree-before").prepend(element("p", "note", "no tree of the session before this event's input"));
+}
+
+/** The trees flowctl read from flowd after the batches of events around this one (a batch gathers up to 100 ms of
+ * events: its events share them), when flowctl has no mirrored trees for it (`why`). */
+function drawBatchTrees(event, why) {
+  const { before, after, unfollowed } = state.history.around(event.session, event.seq);
+  const gap = why ? `flowctl has no exact trees for this event: ${why}. ` : "";
   if (unfollowed) {
-    const why = "unknown: the page was not following this session's tree then (select a session before its events to see their trees)";
-    $("tree-before").replaceChildren(element("p", "note", why));
-    $("tree-after").replaceChildren(element("p", "note", why));
+    const text = `${gap}The page was not following this session's tree then (select a session before its events to see their trees).`;
+    $("tree-before").replaceChildren(element("p", "note", text));
+    $("tree-after").replaceChildren(element("p", "note", text));
     return;
   }
   drawTree($("tree-before"), before?.tree, { later: after?.tree });
   drawTree($("tree-after"), after?.tree, { earlier: before?.tree ?? { flows: [], screens: [], contributions: [] } });
   if (!before) $("tree-before").prepend(element("p", "note", "no tree of the session before this event was seen"));
   if (!after) $("tree-after").prepend(element("p", "note", "the tree after this event has not come yet"));
-  // flowd's tree is asked after each batch of events (at most every 100 ms): events of one batch share it.
-  $("tree-after").prepend(element("p", "note", `as flowctl read it after event #${after?.seq ?? "?"}`));
+  $("tree-after").prepend(
+    element("p", "note", `${gap}As flowctl read it from flowd after event #${after?.seq ?? "?"} (events of one batch share it)`),
+  );
 }
 
 function hideEvent() {
