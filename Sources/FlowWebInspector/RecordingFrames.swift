@@ -96,6 +96,9 @@ public struct RecordingFrames: Sendable {
             "type": "recording", "name": .string(name), "sessions": .array(recording.sessions.map(JSONValue.string)),
             "startedAt": .int(Int(recording.header.startedAt)),
             "flows": (try? FlowJSON.value(of: flows)) ?? .null, "frames": .array(frames),
+            "cut": recording.cutLine.map {
+                .string("line \($0) was cut short (the recorder stopped while writing it): left out")
+            } ?? .null,
         ]
     }
 }

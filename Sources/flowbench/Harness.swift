@@ -123,7 +123,7 @@ struct Harness {
         try WatcherBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         try DurabilityBenchmarks.restore(endToEnd, sessions: quick ? 10_000 : 100_000).forEach(report)
-        try FleetBenchmarks.run(endToEnd, quick: quick, sessions: 10_000).forEach(report)
+        try FleetBenchmarks.run(endToEnd, quick: quick, sessions: quick ? 2_000 : 10_000).forEach(report)
         try FloodBenchmarks.cost(endToEnd, quick: quick).forEach(report)
         HostileBodyBenchmarks.cost().forEach(report)
 

@@ -29,6 +29,11 @@ struct Info: ParsableCommand {
             printError("flowctl: \(error.message)")
             throw ExitCode(1)
         }
+        if let cut = recording.cutLine {
+            printError(
+                "flowctl: \(file):\(cut): the last line was cut short (the recorder stopped while writing it): left out"
+            )
+        }
         let summary = RecordingSummary(recording)
         if json {
             try printJSON(summary)

@@ -108,6 +108,11 @@ struct Replay: AsyncParsableCommand {
             printError("flowctl: \(error.message)")
             throw ExitCode(1)
         }
+        if let cut = recording.cutLine {
+            printError(
+                "flowctl: \(file):\(cut): the last line was cut short (the recorder stopped while writing it): left out"
+            )
+        }
         // An offset past the last input sends every input at once: said, not done silently.
         if let startOffset, let last = recording.actions.filter({ $0.fate != .refused }).map(\.at).max(),
             Int64(startOffset * 1000) > last

@@ -31,6 +31,10 @@ actor WebLiveFeed {
     /// The sessions flowd has, as the last sessions list and the events since said, and the instance serving each
     /// (in a fleet; `""` for flowd alone).
     private var servedBy: [String: String] = [:]
+    /// A session started or ended since the sessions were last listed (they are listed again at the next tick, not
+    /// a second later), and when they were last listed.
+    private var sessionsChanged = false
+    private var listedAt = ContinuousClock.now
     /// The flow file flowd runs, as its `flows` reply says (recordings are replayed with it).
     private(set) var flowsFile: String?
     /// The flow file given with --flows, which the mirrors use before flowd's.
@@ -240,8 +244,12 @@ actor WebLiveFeed {
                 nextSeq += 1
                 if event.kind == "sessionEnded" {
                     servedBy[session] = nil
-                } else if event.kind == "sessionStarted", servedBy[session] == nil {
-                    servedBy[session] = instance ?? ""
+                    sessionsChanged = true
+                } else if event.kind == "sessionStarted" {
+                    if servedBy[session] == nil {
+                        servedBy[session] = instance ?? ""
+                    }
+                    sessionsChanged = true
                 }
             case .connectionLost:
                 throw WebFeedProblem("flowd's events connection was lost: waiting for it to come back")
@@ -273,6 +281,10 @@ actor WebLiveFeed {
     /// Events out, and the trees of watched sessions that changed.
     private func tick() async throws {
         flush()
+        // A session that started or ended shows in the list within a tick (at most four lists a second).
+        if sessionsChanged, hub.hasPages, ContinuousClock.now - listedAt >= .milliseconds(250) {
+            try await listSessions()
+        }
         let due = changed.intersection(hub.selectedSessions)
         changed.subtract(due)
         for session in due.sorted() {
@@ -299,6 +311,8 @@ actor WebLiveFeed {
     /// are not those watched (one joined, or one's lease expired), everything is watched again.
     private func listSessions() async throws {
         let now = Self.wallNow()
+        listedAt = .now
+        sessionsChanged = false
         if let first = instances.first?.inspector, instances.first?.name != nil {
             let fleet = (try? await first.query("fleet", timeout: .seconds(2)).objectValue) ?? [:]
             let alive = Set(fleetTargets(fleet, options: bus.clientOptions).compactMap(\.name))

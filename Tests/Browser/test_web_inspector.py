@@ -280,6 +280,25 @@ def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_
     wait_until(lambda: "MovieDetail" not in (page.text_content("#screens") or ""), 5, "the first frame's screens")
     assert "1 /" in page.text_content("#recording-position")
     screenshot(page, "web-inspector-recording")
+    # Played at the pace it was recorded, from the first input to the last; the screens follow.
+    page.click("#recording-play")
+    wait_until(lambda: int(page.input_value("#scrubber")) == last, 30, "the recording played to its end")
+    wait_for_text(page, "#screens", "MovieDetail")
+    assert "play" in page.text_content("#recording-play"), "stopped at the end"
+    # A screen's step is told by the screen's name, not only its number.
+    positions = []
+    for index in range(last + 1):
+        page.fill("#scrubber", str(index))
+        page.dispatch_event("#scrubber", "input")
+        positions.append(page.text_content("#recording-position"))
+    assert any("from screen p5 WishlistTable" in text for text in positions), positions
+    # A recording whose last line was cut short (the recorder killed while writing it) opens, and says so.
+    cut = tmp_path / "cut.flowrec"
+    text = recording.read_text()
+    cut.write_text(text + text.splitlines()[-1][:25])
+    page.set_input_files("#recording-file", str(cut))
+    wait_for_text(page, "#recording-name", f"line {len(text.splitlines()) + 1} was cut short")
+    assert int(page.get_attribute("#scrubber", "max")) == last
     # A file that is not a recording is refused, with the line at fault.
     bad = tmp_path / "bad.flowrec"
     bad.write_text("this is not json\n")

@@ -22,10 +22,15 @@ import Testing
         let flowctl = try builtProduct("flowctl")
         let examples = try Self.examples(of: flowctl)
         #expect(examples.count >= 40, "only \(examples.count) examples found")
-        // Ending kiosk-7 comes last: the other examples use it.
-        let ordered =
-            examples.filter { !$0.hasPrefix("flowctl end ") } + examples.filter { $0.hasPrefix("flowctl end ") }
-        for example in ordered {
+        // The commands that stream until stopped run first, side by side (each for 1.5 s: one after the other they
+        // took most of this test's time; the recording they make is the one the replays and info examples read);
+        // ending kiosk-7 comes last: the other examples use it.
+        let streams = { (example: String) in
+            ["flowctl watch", "flowctl stats", "flowctl record", "flowctl web"].contains { example.hasPrefix($0) }
+                && !example.contains("--once")
+        }
+        let ending = { (example: String) in example.hasPrefix("flowctl end ") }
+        let prepared = { (example: String) -> (command: String, target: Bus) in
             let target = example.hasPrefix("flowctl replay ") && !example.contains("--offline") ? replays : bus
             var command = example
             for remote in ["tcp://10.0.0.7:5860"] {
@@ -35,30 +40,71 @@ import Testing
                 // Its page on a port the system chooses: a fixed one may be another program's on this machine.
                 command = command.replacing(/--port \d+/, with: "") + " --port 0"
             }
-            let streams =
-                ["flowctl watch", "flowctl stats", "flowctl record", "flowctl web"].contains { example.hasPrefix($0) }
-                && !example.contains("--once")
-            let outcome = try Self.run(
-                command,
-                flowctl: flowctl,
-                in: scratch.path,
-                endpoints: target.endpoints,
-                stoppingAfter: streams ? .milliseconds(1500) : .seconds(20)
-            )
+            return (command, target)
+        }
+        let check = { (example: String, outcome: Outcome) in
             switch outcome {
             case .exited(let status, let errors):
                 // 2: a step emitted or a deep link sent was dropped, which the example may well be.
                 #expect(status == 0 || status == 2, "\(example) → exit \(status): \(errors)")
             case .stopped:
-                #expect(streams, "\(example) was still running after 20 s")
+                #expect(streams(example), "\(example) was still running after 20 s")
             }
+        }
+        let streaming = examples.filter(streams)
+        let outcomes = Locked([String: Outcome]())
+        let done = DispatchGroup()
+        for example in streaming {
+            let (command, target) = prepared(example)
+            done.enter()
+            Thread {
+                let outcome = Result {
+                    try Self.run(
+                        command,
+                        flowctl: flowctl,
+                        in: scratch.path,
+                        endpoints: target.endpoints,
+                        stoppingAfter: .milliseconds(1500)
+                    )
+                }
+                outcomes.withLock { $0[example] = (try? outcome.get()) ?? .exited(-1, "\(outcome)") }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        for example in streaming {
+            check(example, outcomes.withLock { $0[example] } ?? .exited(-1, "it did not run"))
+        }
+        for example in examples where !streams(example) && !ending(example) {
+            let (command, target) = prepared(example)
+            let outcome = try Self.run(
+                command,
+                flowctl: flowctl,
+                in: scratch.path,
+                endpoints: target.endpoints,
+                stoppingAfter: .seconds(20)
+            )
+            check(example, outcome)
+        }
+        for example in examples where ending(example) {
+            let (command, target) = prepared(example)
+            check(
+                example,
+                try Self.run(
+                    command,
+                    flowctl: flowctl,
+                    in: scratch.path,
+                    endpoints: target.endpoints,
+                    stoppingAfter: .seconds(20)
+                )
+            )
         }
         await presenter.close()
         #expect(bus.daemon.signal(SIGTERM) == 0)
         #expect(replays.daemon.signal(SIGTERM) == 0)
     }
 
-    private enum Outcome {
+    private enum Outcome: Sendable {
         case exited(Int32, String)
         case stopped
     }

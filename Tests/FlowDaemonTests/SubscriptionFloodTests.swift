@@ -59,9 +59,13 @@ import ZeroMQ
         var peak = before
         var sequences: [UInt64] = []
         var tick = 1
-        // Eight seconds of flood (the flooder, cut again and again, may not get all its subscriptions out).
-        let deadline = ContinuousClock.now + .seconds(8)
-        while ContinuousClock.now < deadline {
+        // Three to eight seconds of flood (the flooder, cut again and again, may not get all its subscriptions out):
+        // at least three, and then until flowd has cut the flooder (and, where it should, refused it coming back).
+        let banned = transport == "ipc" || connections > 1
+        let started = ContinuousClock.now
+        let deadline = started + .seconds(8)
+        var answered = false
+        while ContinuousClock.now < deadline && !(answered && ContinuousClock.now > started + .seconds(3)) {
             tick += 1
             #expect(try stepper.emit(Step("tick", ["n": .int(tick)]), sequence: UInt64(tick)).accepted)
             let batch: CommandsMessage
@@ -77,6 +81,10 @@ import ZeroMQ
             }
             if tick % 100 == 0 {
                 try presenter.send(.heartbeat(Heartbeat()))
+                let hit = try stepper.stats()["boundsHit"]?.objectValue ?? [:]
+                answered =
+                    (hit["subscriberBytes"]?.intValue ?? 0) + (hit["subscriptions"]?.intValue ?? 0) > 0
+                    && (!banned || (hit["bannedConnections"]?.intValue ?? 0) > 0)
             }
             sequences.append(batch.sequence)
             peak = max(peak, daemon.residentBytes)
@@ -84,7 +92,6 @@ import ZeroMQ
         // Cut for what it sent (or has waiting), or for what it holds, whichever came first; and (over ipc, or for a
         // host cut again and again) refused in the handshake once it comes back, which it does within its reconnect
         // interval: counted by flowd's next tick.
-        let banned = transport == "ipc" || connections > 1
         var bounds: JSONObject = [:]
         var cut = 0
         _ = try waitUntil {

@@ -68,4 +68,21 @@ import Testing
             _ = try frames(Array(repeating: step, count: RecordingFrames.maxActions + 1))
         }
     }
+
+    @Test func aLastLineCutShortIsLeftOutAndSaid() throws {
+        let step =
+            #"{"at":0,"session":"kiosk","kind":"step","step":{"name":"dashboardIsRequired","parameters":{}},"stepper":"app"}"#
+        let recording = try Recording([header, step, String(step.prefix(30))].joined(separator: "\n"))
+        #expect(recording.actions.count == 1 && recording.cutLine == 3)
+        let replayed = try RecordingFrames(recording, specification: try FlowSpecification.load(contentsOf: demoFlows))
+        #expect(
+            replayed.message(name: "cut").objectValue?["cut"]?.stringValue?.contains("line 3 was cut short") == true
+        )
+        // Cut short but followed by a newline, or a whole line that is not an action: not a cut, an error.
+        #expect(throws: RecordingError.self) {
+            try Recording([header, step, String(step.prefix(30)), ""].joined(separator: "\n"))
+        }
+        #expect(throws: RecordingError.self) { try Recording([header, "[1, 2]"].joined(separator: "\n")) }
+        #expect(try Recording([header, step].joined(separator: "\n")).cutLine == nil)
+    }
 }

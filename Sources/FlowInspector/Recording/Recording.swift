@@ -32,6 +32,9 @@ public struct Recording: Sendable, Hashable {
 
     public var header: Header
     public var actions: [RecordedAction]
+    /// The number of the file's last line when it was cut short (no newline after it and not a whole action: the
+    /// recorder was stopped while writing it) and so left out; `nil` when the file ends with a whole line.
+    public var cutLine: Int?
 
     public init(header: Header, actions: [RecordedAction] = []) {
         self.header = header
@@ -73,11 +76,17 @@ public struct Recording: Sendable, Hashable {
             throw RecordingError(line: first.offset + 1, "recording version \(header.version) is not supported; 1 is")
         }
         var actions: [RecordedAction] = []
+        var cutLine: Int?
+        let lastOffset = lines.last?.offset
         for (offset, line) in lines.dropFirst() {
             let action: RecordedAction
             do {
                 action = try decoder.decode(RecordedAction.self, from: Data(line.utf8))
             } catch {
+                if offset == lastOffset, !text.hasSuffix("\n"), (try? JSONValue(parsing: Array(line.utf8))) == nil {
+                    cutLine = offset + 1
+                    break
+                }
                 throw RecordingError(line: offset + 1, "\(file):\(offset + 1): not an action: \(Self.describe(error))")
             }
             if let problem = action.problem {
@@ -86,6 +95,7 @@ public struct Recording: Sendable, Hashable {
             actions.append(action)
         }
         self.init(header: header, actions: actions)
+        self.cutLine = cutLine
     }
 
     /// One line of the file: the header or an action.

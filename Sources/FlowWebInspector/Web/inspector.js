@@ -23,6 +23,8 @@ const state = {
   lastNavigation: new Map(), // session → { flow, step } of its last didNavigate
   endedAt: new Map(), // session → when its sessionEnded came (a session of the same id started later is another)
   known: new Set(), // every session a `sessions` message listed
+  listedAt: 0, // when the last `sessions` message came
+  startedAt: new Map(), // session → when its sessionStarted came (it exists, though not listed until the next list)
   sessionsSeen: false,
   sessionNames: "",
   flows: undefined,
@@ -61,6 +63,7 @@ const recording = new RecordingView({
   name: $("recording-name"),
   previous: $("recording-prev"),
   next: $("recording-next"),
+  play: $("recording-play"),
   live: $("live"),
   send: (message) => {
     $("recording-note").textContent = `asked flowctl to replay ${message.name}…`;
@@ -172,6 +175,7 @@ function showError(text) {
 
 function sessionsListed(message) {
   const list = message.sessions ?? [];
+  state.listedAt = Date.now();
   sessions.update(list);
   for (const session of list) {
     state.known.add(session.session);
@@ -202,6 +206,12 @@ function updateSessionFilter(names) {
 function select(session) {
   state.selected = session;
   sessions.select(session);
+  // The address names the session: a reload, or the address sent to someone, opens it again.
+  const address = new URL(location.href);
+  if (address.searchParams.get("session") !== session) {
+    address.searchParams.set("session", session);
+    history.replaceState(null, "", address);
+  }
   feed.send({ type: "select", session });
   if (recording.active) return;
   $("session-title").textContent = `Session ${session}`;
@@ -214,7 +224,8 @@ function select(session) {
 function updateSessionState() {
   if (recording.active) return;
   const session = state.selected;
-  const listed = session !== undefined && sessions.has(session);
+  // Started since the last list (flowctl lists every second): it exists.
+  const listed = session !== undefined && (sessions.has(session) || (state.startedAt.get(session) ?? 0) >= state.listedAt);
   let kind = "live";
   let text = "";
   if (session === undefined) {
@@ -245,7 +256,9 @@ function events(list) {
       state.endedAt.set(event.session, Date.now());
       sessionsChanged = true;
     } else if (event.kind === "sessionStarted") {
-      sessionsChanged = state.endedAt.delete(event.session) || sessionsChanged;
+      state.startedAt.set(event.session, Date.now());
+      state.endedAt.delete(event.session);
+      sessionsChanged = true;
     }
   }
   const shown = state.history.add(list);
