@@ -6,8 +6,11 @@ import FlowWire
 /// One session of flowd mirrored in an engine of this process, from the session's start, by the inputs the
 /// inspection stream shows (steps, deep links, reports, session data, presenters lost, guards' answers) given in
 /// flowd's order and at flowd's times. It keeps its tree after each input, by the number of the event that stood
-/// for the input, and checks itself against what flowd published: the mirror stops at the first
-/// step whose fate differs, report refused by one and not the other, or guard question it did not ask.
+/// for the input, and checks itself against everything flowd published for the session: each event the engine made,
+/// in order and of the same kind, each batch of commands with the same commands, each step's fate, each report
+/// refused or taken. It stops at the first difference (a flow file or limits other than flowd's, the session
+/// ending or moving to another fleet instance, anything flowd did that the stream does not show as an input): the
+/// trees it kept before stay, and none after.
 struct SessionMirror: Sendable {
     /// The tree after an input, by the number of the event that stood for it (the session's start, a step...).
     struct Entry: Sendable {
@@ -36,17 +39,30 @@ struct SessionMirror: Sendable {
     /// The mirror's guard questions in the order it asked them, not yet matched with flowd's; flowd's → the mirror's.
     private var unmatchedQuestions: [UInt64] = []
     private var questions: [Int: UInt64] = [:]
+    /// What the mirror's engine published and flowd's stream has not shown yet, in order: an event's kind, or a batch
+    /// of commands (its presenter and commands, as the COMMANDS body says them).
+    private var expected: [Expected] = []
+    private var expectedHead = 0
+    /// The fleet instance whose stream started the session (`nil` for flowd alone).
+    let instance: String?
     private let capacity: Int
+
+    private enum Expected: Equatable {
+        case event(String)
+        case commands(presenter: String, commands: JSONValue)
+    }
 
     /// Starts the mirror of `session`, whose `sessionStarted` event is number `seq`, produced at `at`.
     init(
         session: SessionID,
         seq: Int,
         at: Int64,
+        instance: String?,
         specification: FlowSpecification,
         capacity: Int
     ) {
         self.session = session
+        self.instance = instance
         startSeq = seq
         self.capacity = capacity
         replay = OfflineReplay(specification: specification)
@@ -55,6 +71,7 @@ struct SessionMirror: Sendable {
             let effects = try specification.startSession(session, in: &engine)
             note(effects)
             keepTree(after: seq)
+            echo(InspectionEvent(kind: "sessionStarted", session: session.rawValue, fields: [:]), seq: seq)
         } catch {
             stop(at: seq, "the flow file does not start the session here: \(error.message)")
         }
@@ -90,32 +107,85 @@ struct SessionMirror: Sendable {
         return .success(TreesAround(input: after.seq, before: before?.tree, after: after.tree))
     }
 
-    /// Takes the session's event number `seq`, produced at `at` (ms since 1970).
-    mutating func take(_ event: InspectionEvent, seq: Int, at: Int64) {
+    /// Takes the session's event number `seq`, produced at `at` (ms since 1970), from fleet instance `instance`.
+    mutating func take(_ event: InspectionEvent, seq: Int, at: Int64, instance: String?) {
         guard stopped == nil, !ended else { return }
+        guard instance == self.instance else {
+            return stop(
+                at: seq,
+                "the session moved to fleet instance \(instance ?? "?"), which restored it without saying what it changed"
+            )
+        }
         // Time passes for the mirror as it did for flowd: deep links that waited too long, guards that did not answer.
         let passed = engine.advanceTime(to: EngineTime(milliseconds: max(at, engine.now.milliseconds)))
         if !passed.isEmpty {
             note(passed)
             keepTree(after: seq, changedOnly: true)
         }
-        switch InspectionKind(event.kind) {
-        case .commands:
-            recorder.learn(from: event, session: session.rawValue)
+        let kind = InspectionKind(event.kind)
+        switch kind {
+        case .visibilityReported, .sessionData, .unregistered:
+            // flowd's own events, not the engine's: an input (a report, data, a presenter gone), or nothing to mirror.
+            input(event, seq: seq, at: at)
+            return
+        case .registered, .error, .guardMissing:
+            return
+        case .stepReceived, .deepLinkReceived:
+            input(event, seq: seq, at: at)
+        case .guardAnswered:
+            answer(event.fields, seq: seq)
         case .stepFate:
             flowdFate(event.fields)
         case .guardAsked:
-            guard let question = event.fields["question"]?.intValue else { return }
-            guard !unmatchedQuestions.isEmpty else {
-                return stop(at: seq, "flowd asked a guard a question the mirror did not ask")
+            guard let question = event.fields["question"]?.intValue, !unmatchedQuestions.isEmpty else {
+                return stop(at: entries.last?.seq ?? seq, "flowd asked a guard a question the mirror did not ask")
             }
             questions[question] = unmatchedQuestions.removeFirst()
-        case .guardAnswered:
-            answer(event.fields, seq: seq)
-        case .sessionEnded:
-            ended = true
+        case .commands:
+            recorder.learn(from: event, session: session.rawValue)
         default:
-            input(event, seq: seq, at: at)
+            break
+        }
+        guard stopped == nil else { return }
+        echo(event, seq: seq)
+        if kind == .sessionEnded {
+            ended = true
+        }
+    }
+
+    /// Checks one of flowd's engine events (or command batches) against the next the mirror's engine published.
+    private mutating func echo(_ event: InspectionEvent, seq: Int) {
+        let published: Expected =
+            InspectionKind(event.kind) == .commands
+            ? .commands(
+                presenter: event.fields["presenter"]?.stringValue ?? "",
+                commands: event.fields["commands"] ?? .null
+            )
+            : .event(event.kind)
+        // Nothing more expected: what the last input caused all matched, and this comes of something else.
+        guard expectedHead < expected.count else {
+            return stop(
+                at: seq,
+                "flowd published \(event.kind) where the mirror had nothing more: something the stream shows no input for (the session ended or expired, a limit or option of flowd's, a flow file other than flowctl's)"
+            )
+        }
+        let mine = expected[expectedHead]
+        expectedHead += 1
+        if expectedHead == expected.count {
+            expected.removeAll(keepingCapacity: true)
+            expectedHead = 0
+        }
+        guard mine == published else {
+            let said = { (item: Expected) -> String in
+                switch item {
+                case .event(let kind): kind
+                case .commands(let presenter, let commands): "commands to \(presenter) \(commands)"
+                }
+            }
+            return stop(
+                at: entries.last?.seq ?? seq,
+                "flowd published \(said(published).prefix(200)) where the mirror published \(said(mine).prefix(200)) (a flow file or limits other than flowd's?)"
+            )
         }
     }
 
@@ -170,11 +240,31 @@ struct SessionMirror: Sendable {
 
     /// The fates the mirror decided and the questions it asked.
     private mutating func note(_ effects: Effects) {
-        for (_, token, fate) in effects.fates {
+        for event in effects.events {
+            expected.append(.event(event.inspectionKind.rawValue))
+        }
+        for batch in effects.batches {
+            expected.append(.commands(presenter: batch.presenter.rawValue, commands: Self.commands(of: batch)))
+        }
+        unmatchedQuestions += effects.questions.map(\.id)
+        // The fates of the inputs' steps (the flows' own steps are checked by their events' order).
+        for (_, token, fate) in effects.fates where inputOf[token] != nil {
             mirrorFates[token] = WireFate(fate)
             compareFates(of: token)
         }
-        unmatchedQuestions += effects.questions.map(\.id)
+    }
+
+    /// A batch's commands as flowd's COMMANDS body writes them.
+    private static func commands(of batch: CommandBatch) -> JSONValue {
+        let message = CommandsMessage(
+            presenter: batch.presenter.rawValue,
+            sequence: 0,
+            epoch: "",
+            commands: batch.commands,
+            flow: batch.flow,
+            step: batch.step
+        )
+        return (try? JSONValue(parsing: WireCodec().body(of: message)))?.objectValue?["commands"] ?? .null
     }
 
     private mutating func flowdFate(_ fields: JSONObject) {

@@ -16,7 +16,7 @@ public struct SessionMirrors: Sendable {
     public static let maxSessions = 32
     public static let treesPerSession = 1_000
 
-    private let specification: FlowSpecification
+    private var specification: FlowSpecification
     private var mirrors: [String: SessionMirror] = [:]
     /// The mirrored sessions, oldest start first.
     private var started: [String] = []
@@ -26,17 +26,24 @@ public struct SessionMirrors: Sendable {
         self.specification = specification
     }
 
+    /// Mirrors the sessions that start from now on with `specification` (flowd came back, perhaps with another flow
+    /// file); the mirrors of before stay, to answer for the past.
+    public mutating func use(_ specification: FlowSpecification) {
+        self.specification = specification
+    }
+
     /// The sessions mirrored now.
     public var sessions: [String] { started }
 
-    /// Takes event number `seq` of the stream, produced at `at` (ms since 1970).
-    public mutating func take(_ event: InspectionEvent, seq: Int, at: Int64) {
+    /// Takes event number `seq` of the stream, produced at `at` (ms since 1970) by fleet instance `instance` (`nil`
+    /// for flowd alone).
+    public mutating func take(_ event: InspectionEvent, seq: Int, at: Int64, instance: String? = nil) {
         guard let session = event.session else { return }
         if InspectionKind(event.kind) == .sessionStarted {
-            start(session, seq: seq, at: at)
+            start(session, seq: seq, at: at, instance: instance)
             return
         }
-        mirrors[session]?.take(event, seq: seq, at: at)
+        mirrors[session]?.take(event, seq: seq, at: at, instance: instance)
     }
 
     /// Events were missed (the stream skipped some, or flowd went away): no mirror can go on.
@@ -61,7 +68,7 @@ public struct SessionMirrors: Sendable {
         return mirror.trees(around: seq)
     }
 
-    private mutating func start(_ session: String, seq: Int, at: Int64) {
+    private mutating func start(_ session: String, seq: Int, at: Int64, instance: String?) {
         if mirrors[session] != nil {
             started.removeAll { $0 == session }
         }
@@ -69,13 +76,15 @@ public struct SessionMirrors: Sendable {
             session: SessionID(session),
             seq: seq,
             at: at,
+            instance: instance,
             specification: specification,
             capacity: Self.treesPerSession
         )
         started.append(session)
-        if started.count > Self.maxSessions {
-            mirrors[started.removeFirst()] = nil
-        }
+        guard started.count > Self.maxSessions else { return }
+        // A mirror that stopped goes first (it only answers for the past), then the one that started first.
+        let index = started.firstIndex { mirrors[$0]?.stopped != nil } ?? 0
+        mirrors[started.remove(at: index)] = nil
     }
 }
 

@@ -45,7 +45,10 @@ struct Web: AsyncParsableCommand {
     @Option(help: "How many events the page keeps (its history, 100 to 1000000: older ones are let go).")
     var history = 5000
 
-    @Option(help: "The flow file recordings are replayed with (default: the one flowd runs, when flowctl can read it).")
+    @Option(
+        help:
+            "The flow file recordings are replayed and live sessions mirrored with (default: the one flowd runs, when flowctl can read it)."
+    )
     var flows: String?
 
     @Flag(help: "Do not watch flowd: only open recordings (needs --flows).")

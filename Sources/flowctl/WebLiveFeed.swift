@@ -139,21 +139,27 @@ actor WebLiveFeed {
         printLine("flowctl web: watching \(watched)")
     }
 
-    /// Mirrors for the sessions that start from now on, with the flow file given or the one flowd runs (once: after
-    /// flowd comes back, the mirrors of before stay, stopped where flowctl lost the stream, to say why).
+    /// Mirrors for the sessions that start from now on, with the flow file given or the one flowd runs, read again
+    /// each time flowd comes back (the mirrors of before stay, stopped where flowctl lost the stream, to say why).
     private func startMirrors() {
-        guard mirrors == nil else { return }
         guard let file = flows ?? flowsFile else {
-            mirrors = nil
             noMirrors =
                 "flowctl has no flow file to mirror sessions with (flowd did not say its own): start it with --flows FILE"
+            mirrors?.lost(at: nextSeq, because: noMirrors)
             return
         }
+        let specification: FlowSpecification
         do {
-            mirrors = SessionMirrors(specification: try FlowSpecification.load(contentsOf: file))
+            specification = try FlowSpecification.load(contentsOf: file)
         } catch {
-            mirrors = nil
             noMirrors = "flowctl cannot mirror sessions with the flow file \(file): \(error)"
+            mirrors = nil
+            return
+        }
+        if mirrors == nil {
+            mirrors = SessionMirrors(specification: specification)
+        } else {
+            mirrors?.use(specification)
         }
     }
 
@@ -240,7 +246,7 @@ actor WebLiveFeed {
                 )
                 lastSeq[session] = nextSeq
                 changed.insert(session)
-                mirrors?.take(event, seq: nextSeq, at: header.sentAt)
+                mirrors?.take(event, seq: nextSeq, at: header.sentAt, instance: instance)
                 nextSeq += 1
                 if event.kind == "sessionEnded" {
                     servedBy[session] = nil

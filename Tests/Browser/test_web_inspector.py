@@ -236,6 +236,17 @@ def test_each_event_of_a_quick_run_of_steps_has_its_own_trees(flowd, inspector, 
             index, before, after,
         )
     screenshot(page, "web-inspector-exact-trees")
+    # The presenter goes away: its screens become hidden, and that event too has its exact trees.
+    page.fill("#filter-stepper", "")
+    page.select_option("#filter-fate", "all")
+    presenter.stop()
+    hidden = page.locator("#timeline .event[data-kind='visibilityChanged']", has_text="hidden")
+    wait_for_text(page, "#timeline .event[data-kind='unregistered']", "presenter main")
+    wait_until(lambda: hidden.count() > 0, 10, "a screen hidden once its presenter left")
+    hidden.last.click()
+    wait_for_text(page, "#tree-after .note", "exact")
+    before, after = page.text_content("#tree-before"), page.text_content("#tree-after")
+    assert before.count("visible") > after.count("visible"), (before, after)
     # A session that started before flowctl web watched it has no mirror: the page says why, and shows the trees it read.
     later = inspector(daemon)
     page.goto(later.url + "?session=kiosk-7")

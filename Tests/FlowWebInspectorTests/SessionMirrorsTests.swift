@@ -3,6 +3,7 @@ import FlowCore
 import FlowSpec
 import FlowWebInspector
 import FlowWire
+import Foundation
 import Testing
 
 /// Sessions mirrored from the inspection stream: an engine in the test plays flowd (its events published as flowd
@@ -88,12 +89,16 @@ import Testing
         }
     }
 
-    func mirrored(_ flowd: Flowd) throws -> SessionMirrors {
-        var mirrors = SessionMirrors(specification: flowd.specification)
+    func mirrored(_ flowd: Flowd, with specification: FlowSpecification? = nil) throws -> SessionMirrors {
+        var mirrors = SessionMirrors(specification: specification ?? flowd.specification)
         for (seq, event, at) in flowd.stream {
             mirrors.take(event, seq: seq, at: at)
         }
         return mirrors
+    }
+
+    func gap(_ mirrors: SessionMirrors, at seq: Int) -> String? {
+        if case .failure(let gap) = mirrors.trees(around: seq, in: "kiosk") { gap.reason } else { nil }
     }
 
     @Test func everyEventHasTheTreesOfItsInputExactly() throws {
@@ -178,5 +183,39 @@ import Testing
         }
         #expect(gap.reason.contains("missed 3 events"))
         #expect((try? mirrors.trees(around: 1, in: "kiosk").get()) != nil)
+    }
+
+    @Test func aFlowFileOtherThanFlowdsStopsTheMirrorAtTheFirstDifference() throws {
+        var flowd = try Flowd()
+        _ = try flowd.start()
+        let dashboard = flowd.step("dashboardIsRequired", from: .stepper("app"))
+        // flowctl's copy of the flow file shows another screen for the wishlist's first step.
+        let yaml = try String(contentsOfFile: demoFlows, encoding: .utf8)
+        let other = yaml.replacingOccurrences(of: "- show: WishlistTable", with: "- show: WatchedCollection")
+        #expect(other != yaml)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).yaml").path
+        try other.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let mirrors = try mirrored(flowd, with: try FlowSpecification.load(contentsOf: file))
+        #expect(gap(mirrors, at: 1) == nil, "the start is the same")
+        let why = try #require(gap(mirrors, at: dashboard), "the step whose commands differ has no trees")
+        #expect(why.contains("where the mirror published commands to main"), "\(why)")
+    }
+
+    @Test func aSessionThatEndsOrMovesToAnotherInstanceStopsItsMirror() throws {
+        var flowd = try Flowd()
+        _ = try flowd.start()
+        let dashboard = flowd.step("dashboardIsRequired", from: .stepper("app"))
+        let ending = flowd.publish(flowd.engine.endSession("kiosk"))
+        let ended = try mirrored(flowd)
+        #expect(gap(ended, at: dashboard) == nil, "the trees before the end stay")
+        #expect(gap(ended, at: ending)?.contains("where the mirror had nothing more") == true)
+
+        var moved = SessionMirrors(specification: flowd.specification)
+        for (seq, event, at) in flowd.stream where seq < ending {
+            moved.take(event, seq: seq, at: at, instance: seq < dashboard ? "a" : "b")
+        }
+        #expect(gap(moved, at: 1) == nil)
+        #expect(gap(moved, at: dashboard)?.contains("moved to fleet instance b") == true)
     }
 }

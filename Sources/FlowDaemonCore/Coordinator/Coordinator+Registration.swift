@@ -220,6 +220,15 @@ extension Coordinator {
         guard let registered = peers.remove(peer) else {
             return
         }
+        // Said first, as an input is: then what it caused (a presenter's screens hidden).
+        inspect(
+            .unregistered,
+            session: registered.session,
+            [
+                "peer": .string(peer), "name": .string(registered.name), "role": .string(registered.role.rawValue),
+                "reason": .string(reason),
+            ]
+        )
         if registered.role == .presenter, let session = registered.session {
             presenterLost(PresenterID(registered.name), session: session)
         }
@@ -234,14 +243,6 @@ extension Coordinator {
             level: registered.role == .inspector ? .debug : .info,
             "unregistered",
             metadata: ["peer": "\(LogText.quoted(peer))", "reason": "\(reason)"]
-        )
-        inspect(
-            .unregistered,
-            session: registered.session,
-            [
-                "peer": .string(peer), "name": .string(registered.name), "role": .string(registered.role.rawValue),
-                "reason": .string(reason),
-            ]
         )
     }
 }

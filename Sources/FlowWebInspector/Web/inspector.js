@@ -111,6 +111,8 @@ function hello(message) {
   }
   state.history = state.history.restarted(message.history ?? 5000);
   state.skipped = 0;
+  // Events are numbered afresh: the event shown (and any answer about it still to come) is of the last connection.
+  hideEvent();
   state.mode = message.mode;
   timeline.rows = Math.min(timelineRows, state.history.limit);
   $("pause").textContent = "pause";
@@ -345,7 +347,7 @@ function showEvent(event) {
   // flowctl mirrors the sessions it saw start: it has the trees around every event, exactly. Until it answers, the
   // trees read from flowd after batches are shown.
   drawBatchTrees(event);
-  if (event.session !== "-") feed.send({ type: "treesAround", session: event.session, seq: event.seq });
+  if (event.session !== "-") feed.send({ type: "treesAround", session: event.session, seq: event.seq }, { now: true });
 }
 
 /** flowctl's answer: the exact trees around the event shown, or why it has none (then the batches' trees stay). */

@@ -49,10 +49,11 @@ export class Feed {
     });
   }
 
-  /** Sends a message now, or once the connection is (back) open (the last ten wait; older ones are stale). */
-  send(message) {
+  /** Sends a message now, or once the connection is (back) open (the last ten wait; older ones are stale).
+   * `now`: only on the connection open now, never on the next (a question about this connection's events). */
+  send(message, { now = false } = {}) {
     const text = JSON.stringify(message);
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);
-    else this.queue.splice(0, this.queue.length, ...this.queue.slice(-9), text);
+    else if (!now) this.queue.splice(0, this.queue.length, ...this.queue.slice(-9), text);
   }
 }
