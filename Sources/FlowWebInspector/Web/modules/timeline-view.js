@@ -5,6 +5,16 @@
 
 import { clock, element, isDrop, senderOf, summary } from "./text.js";
 
+/** What "what happened" leaves out, as `flowctl watch` does by default: the inputs and intermediate steps that its
+ * other events say again (a step received before its fate, a flow about to navigate before it navigated, a report
+ * before the visibility it changed, a flow ready), and inspectors coming and going (flowctl itself, mostly). */
+const repeated = new Set(["stepReceived", "willNavigate", "flowReady", "visibilityReported"]);
+
+function happened(event) {
+  if (repeated.has(event.kind)) return false;
+  return !((event.kind === "registered" || event.kind === "unregistered") && event.fields?.role === "inspector");
+}
+
 export class TimelineView {
   constructor({ list, filters, onSelect, names, rows = 500 }) {
     this.list = list;
@@ -41,6 +51,7 @@ export class TimelineView {
     return (event) => {
       if (session && event.session !== session) return false;
       if (sender && !senderOf(event, this.names(event.session)).toLowerCase().includes(sender)) return false;
+      if (fate === "happened" && !happened(event)) return false;
       if (fate === "steps" && event.kind !== "stepFate") return false;
       if (fate === "accepted" && !(event.kind === "stepFate" && event.fields?.accepted === true)) return false;
       if (fate === "dropped" && !isDrop(event)) return false;
