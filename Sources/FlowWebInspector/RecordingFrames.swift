@@ -12,6 +12,9 @@ public struct RecordingFrames: Sendable {
     public let frames: [JSONValue]
     /// How many events the frames hold.
     public let eventCount: Int
+    /// How many of the recording's steps got another fate in the replay, and inputs the replay's engine refused:
+    /// the recording starts after its session did, or was made with another flow file.
+    public let differences: Int
     private let recording: Recording
     private let flows: FlowsReport
 
@@ -31,7 +34,7 @@ public struct RecordingFrames: Sendable {
         frames.reserveCapacity(recording.actions.count)
         var numbering = EventNumbering()
         let started = recording.header.startedAt
-        _ = OfflineReplay(specification: specification).replay(recording) { replayed, engine in
+        let outcome = OfflineReplay(specification: specification).replay(recording) { replayed, engine in
             let action = replayed.action
             let at = started + action.at
             var events: [JSONValue] = []
@@ -84,6 +87,7 @@ public struct RecordingFrames: Sendable {
             frames.append(.object(frame))
         }
         self.frames = frames
+        differences = outcome.divergences.count + outcome.refused.count
         eventCount = numbering.next - 1
         self.recording = recording
         flows = FlowsReport(specification)
@@ -96,6 +100,11 @@ public struct RecordingFrames: Sendable {
             "type": "recording", "name": .string(name), "sessions": .array(recording.sessions.map(JSONValue.string)),
             "startedAt": .int(Int(recording.header.startedAt)),
             "flows": (try? FlowJSON.value(of: flows)) ?? .null, "frames": .array(frames),
+            "differs": differences == 0
+                ? .null
+                : .string(
+                    "the replay differs from the recording in \(differences) input\(differences == 1 ? "" : "s") (steps with another fate, or refused): the recording starts after its session did (flowctl record --wait, started before the session, records it from its start), or flowctl replays it with another flow file"
+                ),
             "cut": recording.cutLine.map {
                 .string("line \($0) was cut short (the recorder stopped while writing it): left out")
             } ?? .null,

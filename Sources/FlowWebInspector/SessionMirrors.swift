@@ -58,7 +58,7 @@ public struct SessionMirrors: Sendable {
         guard let mirror = mirrors[session] else {
             return .failure(
                 MirrorGap(
-                    "flowctl mirrors only the sessions it saw start (the last \(Self.maxSessions)): this one started before, or long ago"
+                    "flowctl mirrors only the sessions it saw start, the last \(Self.maxSessions) of them: this one started before flowctl watched, or \(Self.maxSessions) others started since"
                 )
             )
         }

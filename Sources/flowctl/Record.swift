@@ -81,12 +81,20 @@ struct Record: AsyncParsableCommand {
         if session == nil, let sessions = try? await bus.allPages(inspector, "sessions").arrayValue {
             running = sessions.compactMap { $0.objectValue?["session"]?.stringValue }
         }
+        var joined: [String] = []
         for name in running {
             if let reply = try? await inspector.query("tree", session: name, timeout: .milliseconds(bus.timeout)),
                 let tree = try? SessionTree(reply)
             {
                 recorder.learn(from: tree)
+                joined.append(name)
             }
+        }
+        if !joined.isEmpty {
+            // A replay starts each session anew: what happened before the recording is not in it.
+            printError(
+                "flowctl: \(joined.count == 1 ? "session \(joined[0]) is" : "\(joined.count) sessions are") already running: the recording starts in the middle, and a replay (which starts each session anew) will differ from it; to record a session from its start, start flowctl record --wait before the session"
+            )
         }
         await inspector.close()
         let startedAt = recorder.startedAt

@@ -189,7 +189,11 @@ actor WebLiveFeed {
         }
         streams = []
         instances = []
-        mirrors?.lost(at: nextSeq, because: "flowctl lost flowd's stream, and the inputs that came meanwhile")
+        mirrors?.lost(
+            at: nextSeq,
+            because:
+                "flowctl lost flowd's stream (flowd went away, or restarted and restored the session without showing how): it is mirrored no more"
+        )
         flush()
         guard let reason, reason != lastSaid else { return }
         // Said once each time it changes, on the terminal as on the page.

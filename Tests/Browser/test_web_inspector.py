@@ -115,6 +115,11 @@ def test_the_sessions_list_shows_a_session_a_stepper_process_created(flowd, insp
     page.fill("#session-filter", "kiosk")
     wait_until(lambda: page.is_visible(".session[data-session='kiosk-7']"), 5, "kiosk-7 shown again")
     screenshot(page, "web-inspector-sessions")
+    # A press held across the list's redraw (it is drawn again every second) still selects, and the address
+    # follows the session selected.
+    page.locator(".session[data-session='kiosk-7']").click(delay=1300)
+    wait_for_text(page, "#session-title", "Session kiosk-7", within=5)
+    assert "session=kiosk-7" in page.url, page.url
 
 
 def test_a_step_and_its_fate_and_a_drop_with_its_reason_and_remedy(flowd, inspector, page):
@@ -270,6 +275,18 @@ def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_
     stepper.find(r"accepted by|dropped")
     presenter.find(r"tap: ")
     wait_until(lambda: recording.exists() and len(recording.read_text().splitlines()) >= 4, 10, "the recording")
+    # A second recording, started while the session runs: flowctl record says it starts in the middle.
+    middle = tmp_path / "middle.flowrec"
+    late = Process(
+        [BIN / "flowctl", "record", middle, "--session", "kiosk-7", "--control", daemon.control,
+         "--events", daemon.events]
+    )
+    STARTED.append(late)
+    late.find(r"already running: the recording starts in the middle", within=15)
+    daemon.flowctl("emit", "castIsPicked", "--param", "withId=3", "--from", "MovieDetail", "--session", "kiosk-7")
+    wait_until(lambda: middle.exists() and len(middle.read_text().splitlines()) >= 2, 10, "the second recording")
+    late.signal(signal.SIGINT)
+    late.process.wait(timeout=10)
     recorder.signal(signal.SIGINT)
     recorder.process.wait(timeout=10)
     presenter.stop()
@@ -303,6 +320,9 @@ def test_a_recording_opens_and_scrubs_without_flowd(flowd, inspector, page, tmp_
         page.dispatch_event("#scrubber", "input")
         positions.append(page.text_content("#recording-position"))
     assert any("from screen p5 WishlistTable" in text for text in positions), positions
+    # The recording started in the middle: its replay starts the session anew, and the page says they differ.
+    page.set_input_files("#recording-file", str(middle))
+    wait_for_text(page, "#recording-name", "the replay differs from the recording")
     # A recording whose last line was cut short (the recorder killed while writing it) opens, and says so.
     cut = tmp_path / "cut.flowrec"
     text = recording.read_text()

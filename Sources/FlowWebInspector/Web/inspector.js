@@ -258,6 +258,7 @@ function events(list) {
       state.endedAt.set(event.session, Date.now());
       sessionsChanged = true;
     } else if (event.kind === "sessionStarted") {
+      state.names.delete(event.session); // a session of the same id started anew: its ids start again
       state.startedAt.set(event.session, Date.now());
       state.endedAt.delete(event.session);
       sessionsChanged = true;
@@ -275,9 +276,21 @@ function skipped(count) {
   updateHistoryNote();
 }
 
+/** Keeps the flow and screen names of `tree` with those seen before (an id names one flow or screen for the whole
+ * session: a screen dismissed since is still named in the events that speak of it). */
+function learnNames(session, tree) {
+  const names = namesOf(tree);
+  const known = state.names.get(session);
+  if (known) {
+    for (const [id, name] of known.flows) if (!names.flows.has(id)) names.flows.set(id, name);
+    for (const [id, name] of known.screens) if (!names.screens.has(id)) names.screens.set(id, name);
+  }
+  state.names.set(session, names);
+}
+
 function tree(message) {
   state.history.addTree(message.session, message.seq, message.tree);
-  state.names.set(message.session, namesOf(message.tree));
+  learnNames(message.session, message.tree);
   if (recording.active) return;
   if (message.session === state.selected) drawSelectedTree();
   // The event shown may have been waiting for its tree after.
@@ -359,6 +372,7 @@ function treesAround(message) {
     return drawBatchTrees(event, message.why);
   }
   state.detailExact = true;
+  learnNames(message.session, message.after);
   const empty = { flows: [], screens: [], contributions: [] };
   drawTree($("tree-before"), message.before ?? undefined, { later: message.after });
   drawTree($("tree-after"), message.after, { earlier: message.before ?? empty });
@@ -380,20 +394,32 @@ function drawRecordedTrees(event) {
 /** The trees flowctl read from flowd after the batches of events around this one (a batch gathers up to 100 ms of
  * events: its events share them), when flowctl has no mirrored trees for it (`why`). */
 function drawBatchTrees(event, why) {
+  if (event.session === "-") {
+    const text = "This event belongs to no session: it has no tree.";
+    $("tree-before").replaceChildren(element("p", "note", text));
+    $("tree-after").replaceChildren(element("p", "note", text));
+    return;
+  }
   const { before, after, unfollowed } = state.history.around(event.session, event.seq);
-  const gap = why ? `flowctl has no exact trees for this event: ${why}. ` : "";
+  const gap = why ? `Not exact: ${why}. ` : "";
   if (unfollowed) {
-    const text = `${gap}The page was not following this session's tree then (select a session before its events to see their trees).`;
+    const text = `${gap}And the page was not following this session's tree then (select a session before its events to see their trees).`;
     $("tree-before").replaceChildren(element("p", "note", text));
     $("tree-after").replaceChildren(element("p", "note", text));
     return;
   }
   drawTree($("tree-before"), before?.tree, { later: after?.tree });
   drawTree($("tree-after"), after?.tree, { earlier: before?.tree ?? { flows: [], screens: [], contributions: [] } });
-  if (!before) $("tree-before").prepend(element("p", "note", "no tree of the session before this event was seen"));
-  if (!after) $("tree-after").prepend(element("p", "note", "the tree after this event has not come yet"));
+  const shared = "events that came in one batch share these trees: what they mark as changed may be another event's";
+  $("tree-before").prepend(
+    element("p", "note inexact", before
+      ? `${gap}As flowd answered before the batch of this event (after event #${before.seq}); ${shared}.`
+      : `${gap}No tree of the session before this event was seen.`),
+  );
   $("tree-after").prepend(
-    element("p", "note", `${gap}As flowctl read it from flowd after event #${after?.seq ?? "?"} (events of one batch share it)`),
+    element("p", "note inexact", after
+      ? `${gap}As flowd answered after the batch of this event (after event #${after.seq}); ${shared}.`
+      : `${gap}The tree after this event has not come yet.`),
   );
 }
 
@@ -418,7 +444,7 @@ function showFrame(index, frames) {
   $("session-title").textContent = `Recording ${recording.recording.name}: session ${session}`;
   sessionState("recording", index < 0 ? "before the first input: no session yet" : "");
   const tree = frame?.tree;
-  if (tree) state.names.set(session, namesOf(tree));
+  if (tree) learnNames(session, tree);
   drawFlows($("tree"), tree);
   drawScreens($("screens"), tree);
   if (diagram.report !== recording.recording.flows) diagram.show(recording.recording.flows);

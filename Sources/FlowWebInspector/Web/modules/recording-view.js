@@ -73,7 +73,7 @@ export class RecordingView {
     this.stop();
     this.recording = recording;
     this.controls.hidden = false;
-    const cut = recording.cut ? ` (${recording.cut})` : "";
+    const cut = [recording.cut, recording.differs].filter(Boolean).map((text) => ` — ${text}`).join("");
     this.name.textContent = `${recording.name}: ${recording.frames.length} inputs, sessions ${recording.sessions.join(", ") || "none"}${cut}`;
     this.scrubber.min = "-1";
     this.scrubber.max = String(recording.frames.length - 1);

@@ -17,7 +17,11 @@ export class SessionsView {
       const row = target.closest?.(".session");
       if (row) this.onSelect(row.dataset.session);
     };
-    list.addEventListener("click", (click) => choose(click.target));
+    // Chosen as the button goes down, not on "click": the list is drawn again every second, and a press whose down
+    // and up fall on either side of a redraw would make no click.
+    list.addEventListener("pointerdown", (press) => {
+      if (press.button === 0) choose(press.target);
+    });
     list.addEventListener("keydown", (key) => {
       if (key.key === "Enter") choose(key.target);
     });
