@@ -1,0 +1,91 @@
+"""The same clients for scripts that do not use asyncio: each call runs on an event loop of the module's own (in a
+thread) and blocks until it is done.
+
+    from flowbus.blocking import Stepper
+    stepper = Stepper.connect("app", session="kiosk-7")
+    print(stepper.emit("dashboardIsRequired"))
+    stepper.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from . import inspector as _inspector
+from . import stepper as _stepper
+from .fate import Fate
+from .options import Options
+from .step import Step, StepRepresentable
+
+T = TypeVar("T")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_lock = threading.Lock()
+
+
+def _run(coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    global _loop
+    with _lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            threading.Thread(target=_loop.run_forever, name="flowbus", daemon=True).start()
+    return asyncio.run_coroutine_threadsafe(coroutine, _loop).result(timeout)
+
+
+class Stepper:
+    """A stepper whose calls block: `Stepper.connect("app", session="kiosk-7").emit("dashboardIsRequired")`."""
+
+    def __init__(self, client: _stepper.Stepper) -> None:
+        self.client = client
+
+    @staticmethod
+    def connect(name: str, session: str, options: Options | None = None) -> Stepper:
+        return Stepper(_run(_stepper.Stepper.connect(name, session, options)))
+
+    def emit(self, step: Step | StepRepresentable | Any, timeout: float | None = None) -> Fate:
+        """Emits a step (a Step, a name, an Enum member, a dataclass...) and returns its fate."""
+        return _run(self.client.emit(Step(step) if isinstance(step, str) else step, timeout))
+
+    def deep_link(self, path: list[Step | StepRepresentable | Any]) -> Fate:
+        return _run(self.client.deep_link(path))
+
+    def set_session_data(self, key: str, value: Any) -> None:
+        _run(self.client.set_session_data(key, value))
+
+    def close(self) -> None:
+        _run(self.client.close())
+
+    def __enter__(self) -> Stepper:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class Inspector:
+    """An inspector whose calls block: `Inspector.connect().query("sessions")`."""
+
+    def __init__(self, client: _inspector.Inspector) -> None:
+        self.client = client
+
+    @staticmethod
+    def connect(name: str = "python", session: str | None = None, options: Options | None = None) -> Inspector:
+        return Inspector(_run(_inspector.Inspector.connect(name, session, options)))
+
+    def query(self, what: str, arguments: dict[str, Any] | None = None, session: str | None = None) -> Any:
+        return _run(self.client.query(what, arguments, session))
+
+    def emit(self, step: Step | StepRepresentable | Any, session: str, presentable: int | None = None) -> Fate:
+        return _run(self.client.emit(Step(step) if isinstance(step, str) else step, session, presentable))
+
+    def close(self) -> None:
+        _run(self.client.close())
+
+    def __enter__(self) -> Inspector:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

@@ -1,0 +1,372 @@
+"""The connection every role shares: a DEALER on flowd's control endpoint (its routing id the client's id), and for
+roles that read published messages a SUB on the events endpoint. It registers with HELLO each time the connection
+is made and whenever flowd says `notRegistered`, keeps the connection alive (HEARTBEAT, ZMTP heartbeats), follows a
+fleet's REDIRECTs and tries the next instance when the one in use does not answer, and matches answers to requests
+by `correlation` (the specification's "A client, step by step")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+import zmq.asyncio
+from zmq.utils.monitor import parse_monitor_message
+
+from .errors import FlowBusError
+from .options import Endpoints, Options
+from .wire import JSONObject, Message, decode, decode_published, encode, now_ms
+
+log = logging.getLogger("flowbus")
+
+#: How long a HELLO may wait for its answer before the next instance of a fleet is tried (or, alone, it is said again).
+HELLO_PATIENCE = 0.5
+
+
+class Link:
+    """One registration with flowd, kept alive across lost connections, restarts and a fleet's moves."""
+
+    def __init__(
+        self,
+        role: str,
+        *,
+        session: str | None,
+        name: str | None,
+        options: Options,
+        topics: list[str] | None = None,
+        on_welcome: Callable[[JSONObject], None] | None = None,
+        on_message: Callable[[Message], None] | None = None,
+        on_published: Callable[[str, Message], None] | None = None,
+        on_events_connected: Callable[[], None] | None = None,
+    ) -> None:
+        self.role = role
+        self.session = session
+        self.name = name
+        self.options = options
+        if not options.endpoints:
+            raise FlowBusError("invalidOptions", "no endpoints to reach flowd at")
+        self.id = options.id or (f"{session}/{name}" if session and name else f"{name or role}-{id(self):x}")
+        self.topics = topics or []
+        self.on_welcome = on_welcome
+        self.on_message = on_message
+        self.on_published = on_published
+        self.on_events_connected = on_events_connected
+        self.context = zmq.asyncio.Context.instance()
+        self.dealer: zmq.asyncio.Socket | None = None
+        self.subscriber: zmq.asyncio.Socket | None = None
+        self.monitor: zmq.asyncio.Socket | None = None
+        self.welcome: JSONObject | None = None
+        self.registered = asyncio.Event()
+        self.problem: FlowBusError | None = None
+        self.next_id = 1
+        self.answers: dict[int, asyncio.Future[Message]] = {}
+        self.pair = 0
+        self.redirected: Endpoints | None = None
+        self.last_sent = 0.0
+        self.last_heard = 0.0
+        self.hello_sent_at: float | None = None
+        self.hellos_unanswered = 0
+        self.closed = False
+        self.task: asyncio.Task[None] | None = None
+
+    # MARK: Life
+
+    async def start(self) -> None:
+        """Connects and registers; raises `unreachable` when flowd does not welcome the client within the
+        options' connect timeout (or the error flowd refused the HELLO with)."""
+        self._open(self.options.endpoints[0])
+        self.task = asyncio.get_running_loop().create_task(self._run())
+        try:
+            await asyncio.wait_for(self.registered.wait(), self.options.connect_timeout)
+        except TimeoutError:
+            await self.close(say_bye=False)
+            raise self.problem or FlowBusError(
+                "unreachable",
+                f"flowd did not answer at {self.endpoints.control} within {self.options.connect_timeout:g} s",
+            ) from None
+
+    async def close(self, say_bye: bool = True) -> None:
+        if self.closed:
+            return
+        if say_bye and self.registered.is_set() and self.dealer is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                await self.dealer.send_multipart(self._frames("BYE", {"reason": "closed"}))
+        self.closed = True
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        for future in self.answers.values():
+            if not future.done():
+                future.set_exception(FlowBusError("closed", "the client was closed"))
+        self._close_sockets()
+
+    @property
+    def endpoints(self) -> Endpoints:
+        return self.redirected or self.options.endpoints[self.pair % len(self.options.endpoints)]
+
+    # MARK: Sending
+
+    def _frames(self, type: str, body: JSONObject, session: str | None = None, id: int | None = None) -> list[bytes]:
+        header: JSONObject = {"id": id if id is not None else self._take_id(), "sentAt": now_ms()}
+        if session is not None:
+            header["session"] = session
+        return encode(type, header, body)
+
+    def _take_id(self) -> int:
+        value = self.next_id
+        self.next_id += 1
+        return value
+
+    def send(self, type: str, body: JSONObject, session: str | None = None) -> int:
+        """Sends a message now (flowd must have welcomed the client); returns its id."""
+        if self.dealer is None or self.closed:
+            raise FlowBusError("closed", "the client is closed")
+        message_id = self._take_id()
+        self.dealer.send_multipart(self._frames(type, body, session, message_id))
+        self.last_sent = asyncio.get_running_loop().time()
+        return message_id
+
+    def expect(self, message_id: int) -> asyncio.Future[Message]:
+        """The answer to message `message_id` (a REPLY, a STEP_ACK... or an ERROR), when it comes."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self.answers[message_id] = future
+        return future
+
+    async def request(self, type: str, body: JSONObject, session: str | None = None, timeout: float = 5.0) -> Message:
+        """Sends a message once registered and waits for its answer; an ERROR is raised as FlowBusError."""
+        await self.wait_registered(timeout)
+        message_id = self.send(type, body, session)
+        future = self.expect(message_id)
+        try:
+            answer = await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise FlowBusError("timeout", f"flowd did not answer {type} within {timeout:g} s") from None
+        finally:
+            self.answers.pop(message_id, None)
+        if answer.type == "ERROR":
+            raise error_of(answer)
+        return answer
+
+    async def wait_registered(self, timeout: float) -> None:
+        if self.closed:
+            raise FlowBusError("closed", "the client is closed")
+        try:
+            await asyncio.wait_for(self.registered.wait(), timeout)
+        except TimeoutError:
+            raise self.problem or FlowBusError("unreachable", f"flowd is not answering at {self.endpoints.control}") from None
+
+    # MARK: Sockets
+
+    def _open(self, endpoints: Endpoints) -> None:
+        self._close_sockets()
+        dealer = self.context.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.ROUTING_ID, self.id.encode("utf-8"))
+        interval = int(self.options.connection_check_interval * 1000)
+        dealer.setsockopt(zmq.HEARTBEAT_IVL, interval)
+        dealer.setsockopt(zmq.HEARTBEAT_TIMEOUT, interval * 4)
+        self._secure(dealer)
+        self.monitor = dealer.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
+        dealer.connect(endpoints.control)
+        self.dealer = dealer
+        if self.topics or self.on_published:
+            subscriber = self.context.socket(zmq.SUB)
+            subscriber.setsockopt(zmq.LINGER, 0)
+            self._secure(subscriber)
+            for topic in self.topics:
+                subscriber.setsockopt(zmq.SUBSCRIBE, topic.encode("utf-8"))
+            subscriber.connect(endpoints.events)
+            self.subscriber = subscriber
+        self.registered.clear()
+        # HELLO goes when the connection is made (the monitor says so); said again if unanswered (`_tick`).
+        self.hello_sent_at = asyncio.get_running_loop().time()
+        self.hellos_unanswered = 0
+
+    def _secure(self, socket: zmq.asyncio.Socket) -> None:
+        curve = self.options.curve
+        if curve is None:
+            return
+        socket.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key.encode("ascii"))
+        socket.setsockopt(zmq.CURVE_PUBLICKEY, curve.public_key.encode("ascii"))
+        socket.setsockopt(zmq.CURVE_SERVERKEY, curve.server_key.encode("ascii"))
+
+    def _close_sockets(self) -> None:
+        if self.dealer is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                self.dealer.disable_monitor()
+        for socket in (self.monitor, self.dealer, self.subscriber):
+            if socket is not None:
+                socket.close(linger=0)
+        self.dealer = self.subscriber = self.monitor = None
+
+    def subscribe(self, topic: str) -> None:
+        if topic not in self.topics:
+            self.topics.append(topic)
+        if self.subscriber is not None:
+            self.subscriber.setsockopt(zmq.SUBSCRIBE, topic.encode("utf-8"))
+
+    # MARK: The loop
+
+    def _hello(self) -> None:
+        body: JSONObject = {"role": self.role, "id": self.id, "protocolVersion": 1, "capabilities": []}
+        if self.session is not None:
+            body["session"] = self.session
+        if self.name is not None:
+            body["name"] = self.name
+        assert self.dealer is not None
+        self.dealer.send_multipart(self._frames("HELLO", body))
+        loop = asyncio.get_running_loop()
+        self.hello_sent_at = self.last_sent = loop.time()
+
+    def _next_instance(self, why: str) -> None:
+        """Tries the next pair of endpoints (or, back from a redirect, the pair that sent the client there)."""
+        if self.redirected is not None:
+            self.redirected = None
+        elif len(self.options.endpoints) > 1:
+            self.pair += 1
+        log.info("flowbus %s: %s; trying %s", self.id, why, self.endpoints.control)
+        self._open(self.endpoints)
+
+    async def _run(self) -> None:
+        poller = zmq.asyncio.Poller()
+        loop = asyncio.get_running_loop()
+        registered_sockets: tuple[Any, ...] = ()
+        while not self.closed:
+            sockets = (self.dealer, self.subscriber, self.monitor)
+            if sockets != registered_sockets:
+                poller = zmq.asyncio.Poller()
+                for socket in sockets:
+                    if socket is not None:
+                        poller.register(socket, zmq.POLLIN)
+                registered_sockets = sockets
+            ready = dict(await poller.poll(50))
+            now = loop.time()
+            if self.monitor is not None and self.monitor in ready:
+                self._monitored(await self.monitor.recv_multipart())
+                continue
+            if self.dealer is not None and self.dealer in ready:
+                frames = await self.dealer.recv_multipart()
+                self.last_heard = now
+                self._received(frames)
+                if (self.dealer, self.subscriber, self.monitor) != registered_sockets:
+                    continue  # connected elsewhere (a redirect): what was ready is of the sockets closed
+            if self.subscriber is not None and self.subscriber in ready:
+                self._published(await self.subscriber.recv_multipart())
+            self._tick(now)
+
+    def _tick(self, now: float) -> None:
+        if self.dealer is None:
+            return
+        if not self.registered.is_set():
+            fleet = len(self.options.endpoints) > 1 or self.redirected is not None
+            if self.hello_sent_at is None or now - self.hello_sent_at > (HELLO_PATIENCE if fleet else 1.0):
+                if self.hello_sent_at is not None:
+                    self.hellos_unanswered += 1
+                    if fleet:
+                        self._next_instance("no answer to HELLO")
+                        return
+                    if self.hellos_unanswered >= 4:
+                        # A connection whose HELLOs go unanswered is opened anew (the specification's advice).
+                        self._open(self.endpoints)
+                        return
+                self._hello()
+            return
+        welcome = self.welcome or {}
+        interval = (welcome.get("heartbeatInterval") or 1000) / 1000
+        timeout = (welcome.get("heartbeatTimeout") or 5000) / 1000
+        if now - self.last_sent >= interval:
+            self.dealer.send_multipart(self._frames("HEARTBEAT", {}))
+            self.last_sent = now
+        if now - self.last_heard > timeout:
+            log.info("flowbus %s: nothing heard from flowd for %.1f s: connecting again", self.id, timeout)
+            self._open(self.endpoints)
+
+    def _monitored(self, frames: list[bytes]) -> None:
+        event = parse_monitor_message(frames)["event"]
+        if event == zmq.EVENT_CONNECTED:
+            # Registered anew on each connection: flowd may have restarted.
+            if self.dealer is not None:
+                self.registered.clear()
+                self._hello()
+        elif event == zmq.EVENT_DISCONNECTED:
+            self.registered.clear()
+            if len(self.options.endpoints) > 1 or self.redirected is not None:
+                asyncio.get_running_loop().call_later(HELLO_PATIENCE, self._after_disconnect, self.dealer)
+
+    def _after_disconnect(self, dealer: zmq.asyncio.Socket | None) -> None:
+        if dealer is self.dealer and not self.registered.is_set() and not self.closed:
+            self._next_instance("the connection was lost")
+
+    def _received(self, frames: list[bytes]) -> None:
+        try:
+            message = decode(frames)
+        except FlowBusError as error:
+            log.warning("flowbus %s: %s", self.id, error.message)
+            if not self.registered.is_set():
+                # What `connect` says if no WELCOME comes: the peer at the endpoint does not speak FlowBus.
+                self.problem = FlowBusError(error.code, f"{error.message} (at {self.endpoints.control})")
+            return
+        correlation = message.correlation
+        if message.type == "WELCOME":
+            self.welcome = message.body
+            self.problem = None
+            self.hellos_unanswered = 0
+            if self.on_welcome is not None:
+                self.on_welcome(message.body)
+            self.registered.set()
+            if self.subscriber is not None and self.on_events_connected is not None:
+                self.on_events_connected()
+            return
+        if message.type == "REDIRECT":
+            self._redirect(message.body)
+            return
+        if message.type == "ERROR" and message.body.get("code") == "notRegistered":
+            # flowd restarted, or forgot this client: HELLO again (steps waiting for their fate are resent after the
+            # next WELCOME by the stepper).
+            self.registered.clear()
+            self._hello()
+            return
+        if message.type == "ERROR" and not self.registered.is_set():
+            code = str(message.body.get("code", "internal"))
+            self.problem = error_of(message)
+            if code == "storeUnavailable" and len(self.options.endpoints) > 1:
+                self._next_instance("the instance's store does not answer")
+            return
+        if correlation is not None and (future := self.answers.pop(correlation, None)) is not None:
+            if not future.done():
+                future.set_result(message)
+            return
+        if self.on_message is not None:
+            self.on_message(message)
+
+    def _redirect(self, body: JSONObject) -> None:
+        controls = [item for item in body.get("control") or [] if isinstance(item, str)]
+        events = [item for item in body.get("events") or [] if isinstance(item, str)]
+        pairs = [Endpoints(c, e) for c, e in zip(controls, events)]
+        if not pairs:
+            log.warning("flowbus %s: a REDIRECT without endpoints", self.id)
+            return
+        scheme = self.endpoints.control.split("://")[0]
+        chosen = next((pair for pair in pairs if pair.control.startswith(scheme + "://")), pairs[0])
+        log.info("flowbus %s: session %s is served by %s: going there", self.id, body.get("session"), body.get("instance"))
+        self.redirected = chosen
+        self._open(chosen)
+
+    def _published(self, frames: list[bytes]) -> None:
+        try:
+            topic, message = decode_published(frames)
+        except FlowBusError as error:
+            log.warning("flowbus %s: %s", self.id, error.message)
+            return
+        if self.on_published is not None:
+            self.on_published(topic, message)
+
+
+def error_of(message: Message) -> FlowBusError:
+    """The FlowBusError an ERROR says."""
+    return FlowBusError(str(message.body.get("code", "internal")), str(message.body.get("message", "")))
+

@@ -1,0 +1,188 @@
+"""A stepper: emits steps into its session and learns each one's fate. Every step waits, numbered, until flowd
+acknowledges it; after each WELCOME (a lost connection, flowd restarted, a fleet's instance changed) and on a
+`sequenceGap` every waiting step is sent again with its number, so nothing is lost or applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import FlowBusError
+from .fate import Fate
+from .link import Link, error_of
+from .options import Options
+from .step import Step, StepRepresentable, as_step
+from .wire import JSONObject, Message
+
+log = logging.getLogger("flowbus")
+
+
+@dataclass
+class _Waiting:
+    type: str  # STEP or DEEPLINK
+    body: JSONObject
+    fate: asyncio.Future[Fate]
+    session: str | None = None
+
+
+class Steps:
+    """The numbering and resending of one sender's STEPs and DEEPLINKs (a stepper's, a presenter's screens', an
+    inspector's injections)."""
+
+    def __init__(self, link: Link, limit: int) -> None:
+        self.link = link
+        self.limit = limit
+        self.next_sequence = 1
+        self.highest_acknowledged = 0
+        self.waiting: dict[int, _Waiting] = {}
+        self.sent: dict[int, int] = {}  # message id → sequence
+
+    def welcomed(self, welcome: JSONObject) -> None:
+        """A WELCOME: numbering continues above what flowd took; what waits is sent again (renumbered from
+        `lastSequence + 1` when flowd lost steps it had acknowledged)."""
+        last = welcome.get("lastSequence")
+        taken = last if isinstance(last, int) and not isinstance(last, bool) else None
+        if taken is not None and taken < self.highest_acknowledged:
+            log.warning(
+                "flowbus %s: flowd lost the steps acknowledged after %d (up to %d): numbering anew",
+                self.link.id, taken, self.highest_acknowledged,
+            )
+            renumbered: dict[int, _Waiting] = {}
+            for offset, sequence in enumerate(sorted(self.waiting)):
+                item = self.waiting[sequence]
+                item.body["sequence"] = taken + 1 + offset
+                renumbered[taken + 1 + offset] = item
+            self.waiting = renumbered
+            self.highest_acknowledged = taken
+            self.next_sequence = taken + 1 + len(renumbered)
+        elif taken is not None:
+            self.next_sequence = max(self.next_sequence, taken + 1)
+        asyncio.get_running_loop().call_soon(self.resend)
+
+    def resend(self) -> None:
+        if not self.link.registered.is_set():
+            return
+        for sequence in sorted(self.waiting):
+            item = self.waiting[sequence]
+            self.sent[self.link.send(item.type, item.body, item.session)] = sequence
+
+    def submit(self, type: str, body: JSONObject, session: str | None = None) -> asyncio.Future[Fate]:
+        if len(self.waiting) >= self.limit:
+            raise FlowBusError(
+                "queueFull", f"{len(self.waiting)} steps wait for their fate (the options' max_outstanding_steps)"
+            )
+        sequence = self.next_sequence
+        self.next_sequence += 1
+        body = dict(body, sequence=sequence)
+        fate: asyncio.Future[Fate] = asyncio.get_running_loop().create_future()
+        self.waiting[sequence] = _Waiting(type, body, fate, session)
+        if self.link.registered.is_set():
+            self.sent[self.link.send(type, body, session)] = sequence
+        return fate
+
+    def answered(self, message: Message) -> bool:
+        """Takes a STEP_ACK, or an ERROR about a step; whether it was one."""
+        if message.type == "STEP_ACK":
+            sequence = message.body.get("sequence")
+            item = self.waiting.pop(sequence, None) if isinstance(sequence, int) else None
+            if item is None:
+                return True  # a repeat of a fate already known
+            self.highest_acknowledged = max(self.highest_acknowledged, sequence or 0)
+            try:
+                item.fate.set_result(Fate.from_json(message.body.get("fate")))
+            except ValueError as error:
+                item.fate.set_exception(FlowBusError("protocolError", f"flowd sent a STEP_ACK without a fate: {error}"))
+            return True
+        if message.type != "ERROR":
+            return False
+        correlation = message.correlation
+        sequence = self.sent.pop(correlation, None) if correlation is not None else None
+        if sequence is None:
+            return False
+        if message.body.get("code") == "sequenceGap":
+            self.resend()
+            return True
+        item = self.waiting.pop(sequence, None)
+        if item is not None and not item.fate.done():
+            # Refused, and the number taken all the same (the specification's STEP).
+            self.highest_acknowledged = max(self.highest_acknowledged, sequence)
+            item.fate.set_exception(error_of(message))
+        return True
+
+    def fail_all(self, error: FlowBusError) -> None:
+        for item in self.waiting.values():
+            if not item.fate.done():
+                item.fate.set_exception(error)
+        self.waiting.clear()
+
+
+class Stepper:
+    """A stepper process's connection: `await Stepper.connect("app", session="kiosk-7")`, then `await
+    stepper.emit(Step("dashboardIsRequired"))` for the fate."""
+
+    def __init__(self, link: Link, steps: Steps) -> None:
+        self.link = link
+        self.steps = steps
+
+    @staticmethod
+    async def connect(name: str, session: str, options: Options | None = None) -> Stepper:
+        """Registers the stepper `name` in `session` (created if new); raises FlowBusError (`unreachable`, or what
+        flowd refused the HELLO with)."""
+        chosen = options or Options.from_environment()
+        holder: list[Steps] = []
+        link = Link(
+            "stepper", session=session, name=name, options=chosen,
+            on_welcome=lambda welcome: holder[0].welcomed(welcome) if holder else None,
+            on_message=lambda message: _ignore(holder[0].answered(message)),
+        )
+        steps = Steps(link, max(1, min(chosen.max_outstanding_steps, 256)))
+        holder.append(steps)
+        await link.start()
+        return Stepper(link, steps)
+
+    @property
+    def id(self) -> str:
+        return self.link.id
+
+    @property
+    def welcome(self) -> JSONObject:
+        """flowd's WELCOME: its version, the session, the epoch, the heartbeat times..."""
+        return dict(self.link.welcome or {})
+
+    async def emit(self, step: Step | StepRepresentable | Any, timeout: float | None = None) -> Fate:
+        """Emits a step and returns its fate once flowd has decided it (kept and resent until then). Raises
+        FlowBusError when flowd refuses it (`unknownStep`...), `queueFull`, or `timeout` after `timeout` seconds."""
+        fate = self.steps.submit("STEP", {"step": as_step(step).json()})
+        return await (asyncio.wait_for(fate, timeout) if timeout else fate)
+
+    def post(self, step: Step | StepRepresentable | Any) -> asyncio.Future[Fate]:
+        """Emits a step without waiting: its fate comes in the future returned (resent like any step)."""
+        return self.steps.submit("STEP", {"step": as_step(step).json()})
+
+    async def deep_link(self, path: Sequence[Step | StepRepresentable | Any]) -> Fate:
+        """Sends a deep link: each step of `path` to every flow of the session in turn; its fate as a step's."""
+        if not path:
+            raise FlowBusError("invalidOptions", "a deep link has at least one step")
+        return await self.steps.submit("DEEPLINK", {"path": [as_step(item).json() for item in path]})
+
+    async def set_session_data(self, key: str, value: Any) -> None:
+        """Sets (or with None removes) a value of the session's data, which flows' adapt rules read."""
+        await self.link.request("SESSION_DATA", {"key": key, "value": value})
+
+    async def close(self) -> None:
+        """Says BYE and closes; steps still waiting fail with `closed`."""
+        self.steps.fail_all(FlowBusError("closed", "the stepper was closed"))
+        await self.link.close()
+
+    async def __aenter__(self) -> Stepper:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+
+def _ignore(_: object) -> None:
+    return None
