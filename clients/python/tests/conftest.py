@@ -43,10 +43,12 @@ class Flowd:
         self.directory = directory
         self.control = control or f"ipc://{directory}/control"
         self.events = events or f"ipc://{directory}/events"
-        state = [] if "--ephemeral" in extra else ["--state-dir", str(directory / "state")]
+        stateless = "--ephemeral" in extra or "--store" in extra
+        state = [] if stateless else ["--state-dir", str(directory / "state")]
+        tcp = ["--no-tcp"] if self.control.startswith("ipc://") else []
         self.arguments = [
-            str(BIN / "flowd"), "--flows", str(flows), *state, "--control", self.control, "--events", self.events,
-            *extra,
+            str(BIN / "flowd"), "--flows", str(flows), *state, *tcp, "--control", self.control, "--events",
+            self.events, *extra,
         ]
         self.process: subprocess.Popen[str] | None = None
         self.log = directory / "flowd.log"

@@ -241,3 +241,21 @@ async def wait_until_registered(inspector: flowbus.Inspector, name: str, within:
     while not any(peer["name"] == name for peer in await inspector.query("registrations")):
         assert asyncio.get_running_loop().time() < deadline, f"{name} did not register within {within} s"
         await asyncio.sleep(0.05)
+
+
+def test_an_idle_client_stays_registered_by_its_heartbeats(flowd: Any) -> None:
+    """An idle stepper says HEARTBEAT every heartbeat interval flowd gave it (200 ms here): after 2.5 s of nothing
+    else it is still registered, and its next step passes."""
+    daemon = flowd("--ephemeral", "--heartbeat-interval", "200", "--heartbeat-timeout", "1000")
+
+    async def scenario() -> None:
+        async with await flowbus.Stepper.connect("app", "py-idle", daemon.options()) as stepper:
+            hellos = stepper.link.next_id
+            await asyncio.sleep(2.5)
+            async with await flowbus.Inspector.connect(options=daemon.options()) as inspector:
+                peers = [peer["id"] for peer in await inspector.query("registrations")]
+            assert "py-idle/app" in peers, peers
+            assert (await stepper.emit(flowbus.Step("dashboardIsRequired"))).accepted
+            assert stepper.link.next_id - hellos >= 5, "heartbeats sent while idle"
+
+    run(scenario())
