@@ -6,8 +6,8 @@ import flowbus
 
 
 async def main() -> None:
-    await flowbus.Guard.connect("parental", lambda question: question.subject == "adult")
-    await asyncio.Event().wait()
+    async with await flowbus.Guard.connect("parental", lambda question: question.subject == "adult"):
+        await asyncio.Event().wait()
 
 
 asyncio.run(main())

@@ -47,7 +47,7 @@ class Stepper:
 
     def emit(self, step: Step | StepRepresentable | Any, timeout: float | None = None) -> Fate:
         """Emits a step (a Step, a name, an Enum member, a dataclass...) and returns its fate."""
-        return _run(self.client.emit(Step(step) if isinstance(step, str) else step, timeout))
+        return _run(self.client.emit(step, timeout))
 
     def deep_link(self, path: list[Step | StepRepresentable | Any]) -> Fate:
         return _run(self.client.deep_link(path))
@@ -79,7 +79,7 @@ class Inspector:
         return _run(self.client.query(what, arguments, session))
 
     def emit(self, step: Step | StepRepresentable | Any, session: str, presentable: int | None = None) -> Fate:
-        return _run(self.client.emit(Step(step) if isinstance(step, str) else step, session, presentable))
+        return _run(self.client.emit(step, session, presentable))
 
     def close(self) -> None:
         _run(self.client.close())

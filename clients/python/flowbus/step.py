@@ -44,10 +44,11 @@ def _lower_first(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-def as_step(value: Step | StepRepresentable | enum.Enum | Any) -> Step:
+def as_step(value: Step | StepRepresentable | enum.Enum | str | Any) -> Step:
     """The step `value` stands for:
 
     - a `Step`, as it is;
+    - a string: the step of that name, without parameters;
     - an object with `to_step()`, what it returns;
     - an `Enum` member: its value when that is a string (`class AppStep(Enum): DASHBOARD = "dashboardIsRequired"`),
       else its name;
@@ -57,6 +58,8 @@ def as_step(value: Step | StepRepresentable | enum.Enum | Any) -> Step:
     """
     if isinstance(value, Step):
         return value
+    if isinstance(value, str):
+        return Step(value)
     if isinstance(value, StepRepresentable):
         return value.to_step()
     if isinstance(value, enum.Enum):
@@ -68,4 +71,6 @@ def as_step(value: Step | StepRepresentable | enum.Enum | Any) -> Step:
             for item in dataclasses.fields(value)
         }
         return Step(name, parameters)
-    raise TypeError(f"{value!r} is not a step: give a Step, an Enum member, a dataclass or an object with to_step()")
+    raise TypeError(
+        f"{value!r} is not a step: give a Step, a step's name, an Enum member, a dataclass or an object with to_step()"
+    )

@@ -51,6 +51,7 @@ def test_a_stepper_gets_each_steps_fate_and_flowds_refusals(flowd: Any) -> None:
             assert (await stepper.emit(MovieIsPicked(with_id=7))).reason != "sequenceGap"
             with pytest.raises(TypeError):
                 await stepper.emit(object())
+            assert (await stepper.emit("dashboardIsRequired")).accepted  # a name will do
             await stepper.set_session_data("permissions", ["about"])
 
     run(scenario())
@@ -58,6 +59,7 @@ def test_a_stepper_gets_each_steps_fate_and_flowds_refusals(flowd: Any) -> None:
 
 def test_steps_as_values() -> None:
     assert flowbus.as_step(AppStep.SETTINGS) == flowbus.Step("settingsAreRequired")
+    assert flowbus.as_step("dashboardIsRequired") == flowbus.Step("dashboardIsRequired")
     assert flowbus.as_step(MovieIsPicked(with_id=3)) == flowbus.Step("movieIsPicked", {"withId": 3})
 
     class Custom:
