@@ -113,3 +113,30 @@ def test_a_stepper_killed_with_steps_in_flight_loses_and_doubles_nothing(flowd: 
         await presenter.close()
 
     asyncio.run(presenter_and_wait())
+
+
+def test_a_flowd_paused_past_its_heartbeat_timeout_is_left_and_found_again(flowd: Any) -> None:
+    """flowd stopped (SIGSTOP) for longer than the heartbeat timeout it gave (1 s): the stepper stops hearing it, opens
+    a new connection, says HELLO again once flowd runs again (SIGCONT), and a step emitted meanwhile gets its fate."""
+    import signal
+
+    daemon = flowd("--heartbeat-interval", "200", "--heartbeat-timeout", "1000")
+
+    async def scenario() -> None:
+        async with await flowbus.Stepper.connect("app", "py-paused", daemon.options()) as stepper:
+            assert (await stepper.emit(DASHBOARD)).accepted
+            assert daemon.process is not None
+            daemon.process.send_signal(signal.SIGSTOP)
+            try:
+                pending = stepper.post(DASHBOARD)
+                deadline = asyncio.get_running_loop().time() + 5
+                while stepper.link.registered.is_set():
+                    assert asyncio.get_running_loop().time() < deadline, "still registered with a flowd that says nothing"
+                    await asyncio.sleep(0.05)
+            finally:
+                daemon.process.send_signal(signal.SIGCONT)
+            fate = await asyncio.wait_for(pending, 15)
+            assert fate.accepted, fate
+        assert dashboards(daemon, "py-paused") == 2
+
+    asyncio.run(scenario())
