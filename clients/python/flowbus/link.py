@@ -70,6 +70,9 @@ class Link:
         self.hello_sent_at: float | None = None
         self.hellos_unanswered = 0
         self.closed = False
+        self.connected = False
+        #: When to try the next instance of a fleet (set when the connection drops; acted on by the loop only).
+        self.failover_at: float | None = None
         self.task: asyncio.Task[None] | None = None
 
     # MARK: Life
@@ -79,6 +82,7 @@ class Link:
         options' connect timeout (or the error flowd refused the HELLO with)."""
         self._open(self.options.endpoints[0])
         self.task = asyncio.get_running_loop().create_task(self._run())
+        self.task.add_done_callback(self._ended)
         try:
             await asyncio.wait_for(self.registered.wait(), self.options.connect_timeout)
         except TimeoutError:
@@ -103,6 +107,17 @@ class Link:
             if not future.done():
                 future.set_exception(FlowBusError("closed", "the client was closed"))
         self._close_sockets()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """The loop ended: by close(), or by an error, which is logged and given to everyone waiting."""
+        if task.cancelled() or task.exception() is None:
+            return
+        error = task.exception()
+        log.error("flowbus %s: the client's loop stopped: %r", self.id, error)
+        self.problem = FlowBusError("internal", f"the client's loop stopped: {error!r}")
+        for future in self.answers.values():
+            if not future.done():
+                future.set_exception(self.problem)
 
     @property
     def endpoints(self) -> Endpoints:
@@ -182,6 +197,8 @@ class Link:
             subscriber.connect(endpoints.events)
             self.subscriber = subscriber
         self.registered.clear()
+        self.connected = False
+        self.failover_at = None
         # HELLO goes when the connection is made (the monitor says so); said again if unanswered (`_tick`).
         self.hello_sent_at = asyncio.get_running_loop().time()
         self.hellos_unanswered = 0
@@ -246,23 +263,39 @@ class Link:
             ready = dict(await poller.poll(50))
             now = loop.time()
             if self.monitor is not None and self.monitor in ready:
-                self._monitored(await self.monitor.recv_multipart())
+                self._guarded(self._monitored, await self.monitor.recv_multipart())
                 continue
             if self.dealer is not None and self.dealer in ready:
                 frames = await self.dealer.recv_multipart()
                 self.last_heard = now
-                self._received(frames)
+                self._guarded(self._received, frames)
                 if (self.dealer, self.subscriber, self.monitor) != registered_sockets:
                     continue  # connected elsewhere (a redirect): what was ready is of the sockets closed
             if self.subscriber is not None and self.subscriber in ready:
-                self._published(await self.subscriber.recv_multipart())
+                self._guarded(self._published, await self.subscriber.recv_multipart())
             self._tick(now)
+
+    def _guarded(self, handle: Callable[[list[bytes]], None], frames: list[bytes]) -> None:
+        """Handles what came; an error of a handler (the application's callback included) is logged, and the loop
+        goes on."""
+        try:
+            handle(frames)
+        except Exception:
+            log.exception("flowbus %s: handling a message failed", self.id)
 
     def _tick(self, now: float) -> None:
         if self.dealer is None:
             return
+        fleet = len(self.options.endpoints) > 1 or self.redirected is not None
         if not self.registered.is_set():
-            fleet = len(self.options.endpoints) > 1 or self.redirected is not None
+            if self.failover_at is not None and now >= self.failover_at:
+                self._next_instance("the connection was lost")
+                return
+            if not self.connected:
+                # libzmq connects again by itself; a fleet moves on when this one does not come within patience.
+                if fleet and self.hello_sent_at is not None and now - self.hello_sent_at > HELLO_PATIENCE:
+                    self._next_instance("no connection")
+                return
             if self.hello_sent_at is None or now - self.hello_sent_at > (HELLO_PATIENCE if fleet else 1.0):
                 if self.hello_sent_at is not None:
                     self.hellos_unanswered += 1
@@ -287,19 +320,21 @@ class Link:
 
     def _monitored(self, frames: list[bytes]) -> None:
         event = parse_monitor_message(frames)["event"]
+        now = asyncio.get_running_loop().time()
         if event == zmq.EVENT_CONNECTED:
             # Registered anew on each connection: flowd may have restarted.
+            self.connected = True
+            self.failover_at = None
             if self.dealer is not None:
                 self.registered.clear()
                 self._hello()
         elif event == zmq.EVENT_DISCONNECTED:
+            self.connected = False
             self.registered.clear()
+            self.hello_sent_at = now
             if len(self.options.endpoints) > 1 or self.redirected is not None:
-                asyncio.get_running_loop().call_later(HELLO_PATIENCE, self._after_disconnect, self.dealer)
-
-    def _after_disconnect(self, dealer: zmq.asyncio.Socket | None) -> None:
-        if dealer is self.dealer and not self.registered.is_set() and not self.closed:
-            self._next_instance("the connection was lost")
+                # Half a second later, the next instance (the loop does it: sockets change only there).
+                self.failover_at = now + HELLO_PATIENCE
 
     def _received(self, frames: list[bytes]) -> None:
         try:
@@ -315,6 +350,7 @@ class Link:
             self.welcome = message.body
             self.problem = None
             self.hellos_unanswered = 0
+            self.hello_sent_at = None
             if self.on_welcome is not None:
                 self.on_welcome(message.body)
             self.registered.set()

@@ -5,6 +5,7 @@ acknowledges it; after each WELCOME (a lost connection, flowd restarted, a fleet
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,12 @@ class _Waiting:
     session: str | None = None
 
 
+#: Refusals that come before flowd looks at a step's sequence (the specification's error order): no number taken.
+TAKE_NO_NUMBER = frozenset(
+    ["tooLarge", "malformedHeader", "malformedBody", "idNotAllowed", "tooLong", "notAllowed", "missingSession"]
+)
+
+
 class Steps:
     """The numbering and resending of one sender's STEPs and DEEPLINKs (a stepper's, a presenter's screens', an
     inspector's injections)."""
@@ -39,6 +46,8 @@ class Steps:
         self.highest_acknowledged = 0
         self.waiting: dict[int, _Waiting] = {}
         self.sent: dict[int, int] = {}  # message id → sequence
+        #: The first message id of the last resend: a `sequenceGap` about an earlier message is answered already.
+        self.resent_from = 0
 
     def welcomed(self, welcome: JSONObject) -> None:
         """A WELCOME: numbering continues above what flowd took; what waits is sent again (renumbered from
@@ -63,13 +72,24 @@ class Steps:
         asyncio.get_running_loop().call_soon(self.resend)
 
     def resend(self) -> None:
-        if not self.link.registered.is_set():
+        if not self.link.registered.is_set() or self.link.closed:
             return
+        self.sent.clear()
+        self.resent_from = self.link.next_id
         for sequence in sorted(self.waiting):
             item = self.waiting[sequence]
             self.sent[self.link.send(item.type, item.body, item.session)] = sequence
 
     def submit(self, type: str, body: JSONObject, session: str | None = None) -> asyncio.Future[Fate]:
+        # Refused here, the step takes no number (rule 3 of "A client, step by step"): what cannot be written as
+        # JSON, or is larger than flowd takes.
+        try:
+            size = len(json.dumps(body, allow_nan=False, ensure_ascii=False).encode("utf-8"))
+        except (TypeError, ValueError) as error:
+            raise FlowBusError("invalidStep", f"the step cannot be written as JSON: {error}") from None
+        limit = (self.link.welcome or {}).get("maxMessageSize")
+        if isinstance(limit, int) and size > limit:
+            raise FlowBusError("tooLarge", f"the step is {size} bytes; flowd takes at most {limit}")
         if len(self.waiting) >= self.limit:
             raise FlowBusError(
                 "queueFull", f"{len(self.waiting)} steps wait for their fate (the options' max_outstanding_steps)"
@@ -91,6 +111,8 @@ class Steps:
             if item is None:
                 return True  # a repeat of a fate already known
             self.highest_acknowledged = max(self.highest_acknowledged, sequence or 0)
+            if item.fate.done():
+                return True  # the caller gave up on it (a timeout, a cancellation)
             try:
                 item.fate.set_result(Fate.from_json(message.body.get("fate")))
             except ValueError as error:
@@ -102,13 +124,32 @@ class Steps:
         sequence = self.sent.pop(correlation, None) if correlation is not None else None
         if sequence is None:
             return False
-        if message.body.get("code") == "sequenceGap":
-            self.resend()
+        code = message.body.get("code")
+        if code == "sequenceGap":
+            # Everything waiting is sent again, once per gap: the errors about messages before the resend are
+            # answered by it.
+            if correlation is not None and correlation >= self.resent_from:
+                self.resend()
             return True
         item = self.waiting.pop(sequence, None)
-        if item is not None and not item.fate.done():
+        if item is None:
+            return True
+        if code in TAKE_NO_NUMBER:
+            # Refused before its number was looked at: the number is given back, the steps after it move down one.
+            moved: dict[int, _Waiting] = {}
+            for other in sorted(self.waiting):
+                entry = self.waiting[other]
+                if other > sequence:
+                    entry.body["sequence"] = other - 1
+                moved[other - 1 if other > sequence else other] = entry
+            self.waiting = moved
+            self.next_sequence -= 1
+            if any(other >= sequence for other in moved):
+                self.resend()
+        else:
             # Refused, and the number taken all the same (the specification's STEP).
             self.highest_acknowledged = max(self.highest_acknowledged, sequence)
+        if not item.fate.done():
             item.fate.set_exception(error_of(message))
         return True
 
@@ -156,7 +197,8 @@ class Stepper:
         """Emits a step and returns its fate once flowd has decided it (kept and resent until then). Raises
         FlowBusError when flowd refuses it (`unknownStep`...), `queueFull`, or `timeout` after `timeout` seconds."""
         fate = self.steps.submit("STEP", {"step": as_step(step).json()})
-        return await (asyncio.wait_for(fate, timeout) if timeout else fate)
+        # Shielded: a caller that stops waiting leaves the step to be decided (and its number kept).
+        return await (asyncio.wait_for(asyncio.shield(fate), timeout) if timeout else fate)
 
     def post(self, step: Step | StepRepresentable | Any) -> asyncio.Future[Fate]:
         """Emits a step without waiting: its fate comes in the future returned (resent like any step)."""

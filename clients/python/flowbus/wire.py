@@ -44,7 +44,7 @@ def now_ms() -> int:
 
 
 def _json(value: JSONObject) -> bytes:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def encode(type: str, header: JSONObject, body: JSONObject | None = None) -> list[bytes]:

@@ -52,6 +52,17 @@ def test_a_stepper_gets_each_steps_fate_and_flowds_refusals(flowd: Any) -> None:
             with pytest.raises(TypeError):
                 await stepper.emit(object())
             assert (await stepper.emit("dashboardIsRequired")).accepted  # a name will do
+            # Refused by the client (not JSON) and by flowd before it looks at the number (a name over 128 bytes):
+            # neither takes a number, and the next step passes at once (no sequenceGap).
+            import datetime
+
+            with pytest.raises(flowbus.FlowBusError) as unwritable:
+                await stepper.emit(flowbus.Step("movieIsPicked", {"withId": datetime.date.today()}))
+            assert unwritable.value.code == "invalidStep"
+            with pytest.raises(flowbus.FlowBusError) as long:
+                await stepper.emit(flowbus.Step("x" * 200))
+            assert long.value.code == "tooLong"
+            assert (await asyncio.wait_for(stepper.emit("dashboardIsRequired"), 5)).accepted
             await stepper.set_session_data("permissions", ["about"])
 
     run(scenario())
