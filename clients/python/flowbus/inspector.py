@@ -107,7 +107,7 @@ class Inspector:
         `fleet`, `endSession`); raises FlowBusError with flowd's code (`unknownSession`, `unknownQuery`...)."""
         body: JSONObject = {"what": what}
         if arguments is not None:
-            body["arguments"] = arguments
+            body["arguments"] = dict(arguments)  # the caller's own stays as it was
         if session is not None:
             body.setdefault("arguments", {})["session"] = session
         reply = await self.link.request("QUERY", body, timeout=timeout)

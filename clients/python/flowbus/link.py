@@ -95,9 +95,12 @@ class Link:
     async def close(self, say_bye: bool = True) -> None:
         if self.closed:
             return
-        if say_bye and self.registered.is_set() and self.dealer is not None:
+        bye = say_bye and self.registered.is_set() and self.dealer is not None
+        if bye and self.dealer is not None:
             with contextlib.suppress(zmq.ZMQError):
                 await self.dealer.send_multipart(self._frames("BYE", {"reason": "closed"}))
+                # Given 200 ms to leave: closed at once, the BYE would be dropped with the socket.
+                self.dealer.setsockopt(zmq.LINGER, 200)
         self.closed = True
         if self.task is not None:
             self.task.cancel()
@@ -217,7 +220,7 @@ class Link:
                 self.dealer.disable_monitor()
         for socket in (self.monitor, self.dealer, self.subscriber):
             if socket is not None:
-                socket.close(linger=0)
+                socket.close(linger=200 if socket is self.dealer and self.closed else 0)
         self.dealer = self.subscriber = self.monitor = None
 
     def subscribe(self, topic: str) -> None:

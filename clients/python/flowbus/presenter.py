@@ -156,6 +156,11 @@ class Presenter:
             log.warning("flowbus %s: flowd: %s: %s", self.link.id, message.body.get("code"), message.body.get("message"))
 
     def _snapshot(self, body: JSONObject) -> None:
+        if body.get("presenter") not in (None, self.name):
+            return
+        sequence = body.get("sequence")
+        if self.synced and body.get("epoch") == self.epoch and isinstance(sequence, int) and sequence < self.sequence:
+            return  # an answer to an earlier request: what was applied since is newer
         self.asked = False
         self.screens.clear()
         self.reported.clear()
@@ -180,6 +185,8 @@ class Presenter:
 
     def _batch(self, body: JSONObject) -> None:
         sequence = body.get("sequence")
+        if body.get("epoch") == self.epoch and isinstance(sequence, int) and sequence <= self.sequence:
+            return  # already in what was applied (a snapshot that came first)
         if body.get("epoch") != self.epoch or sequence != self.sequence + 1:
             log.info("flowbus %s: batch %s after %s (epoch %s): resyncing", self.link.id, sequence, self.sequence,
                      body.get("epoch"))

@@ -111,6 +111,7 @@ class Steps:
             if item is None:
                 return True  # a repeat of a fate already known
             self.highest_acknowledged = max(self.highest_acknowledged, sequence or 0)
+            self.sent = {id: taken for id, taken in self.sent.items() if taken != sequence}
             if item.fate.done():
                 return True  # the caller gave up on it (a timeout, a cancellation)
             try:

@@ -272,3 +272,23 @@ def test_an_idle_client_stays_registered_by_its_heartbeats(flowd: Any) -> None:
             assert stepper.link.next_id - hellos >= 5, "heartbeats sent while idle"
 
     run(scenario())
+
+
+def test_closing_says_bye_and_flowd_hears_it(flowd: Any) -> None:
+    """A presenter that closes leaves flowd's registrations at once (its BYE reaches flowd: not after the heartbeat
+    timeout, 5 s), and a query leaves the caller's arguments as they were."""
+    daemon = flowd("--ephemeral")
+
+    async def scenario() -> None:
+        presenter = await flowbus.Presenter.connect("main", "py-bye", daemon.options())
+        async with await flowbus.Inspector.connect(options=daemon.options()) as inspector:
+            arguments = {"limit": 10}
+            assert "py-bye/main" in [peer["id"] for peer in await inspector.query("registrations", arguments)]
+            assert arguments == {"limit": 10}
+            await presenter.close()
+            deadline = asyncio.get_running_loop().time() + 2
+            while "py-bye/main" in [peer["id"] for peer in await inspector.query("registrations")]:
+                assert asyncio.get_running_loop().time() < deadline, "the presenter is still registered: no BYE"
+                await asyncio.sleep(0.05)
+
+    run(scenario())
