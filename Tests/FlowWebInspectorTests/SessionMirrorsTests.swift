@@ -218,4 +218,34 @@ import Testing
         #expect(gap(moved, at: 1) == nil)
         #expect(gap(moved, at: dashboard)?.contains("moved to fleet instance b") == true)
     }
+
+    @Test func theMirrorsBoundsHold() throws {
+        // The trees of a session's last `treesPerSession` inputs: an event older than those has none, said so.
+        var flowd = try Flowd()
+        _ = try flowd.start()
+        var inputs: [Int] = []
+        for _ in 0..<(SessionMirrors.treesPerSession + SessionMirrors.treesPerSession / 2 + 10) {
+            inputs.append(flowd.step("settingsAreComplete", from: .stepper("app")))  // dropped: changes nothing
+        }
+        let mirrors = try mirrored(flowd)
+        #expect(gap(mirrors, at: inputs.last ?? 0) == nil, "the newest input has its trees")
+        #expect(gap(mirrors, at: inputs[5])?.contains("this event is older") == true, "the oldest are let go")
+
+        // The last `maxSessions` sessions that started: one more lets the oldest mirror go.
+        var many = SessionMirrors(specification: flowd.specification)
+        for index in 0...SessionMirrors.maxSessions {
+            many.take(
+                InspectionEvent(kind: "sessionStarted", session: "s\(index)", fields: [:]),
+                seq: index + 1,
+                at: 1_000
+            )
+        }
+        #expect(many.sessions.count == SessionMirrors.maxSessions && !many.sessions.contains("s0"))
+        if case .failure(let gap) = many.trees(around: 1, in: "s0") {
+            #expect(gap.reason.contains("only the sessions it saw start"))
+        } else {
+            Issue.record("a session let go still has trees")
+        }
+        #expect((try? many.trees(around: 2, in: "s1").get()) != nil)
+    }
 }

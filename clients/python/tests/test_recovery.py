@@ -5,7 +5,6 @@ with steps in flight (what flowd took is applied once, and the next process numb
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import flowbus
@@ -20,6 +19,13 @@ def dashboards(daemon: Any, session: str) -> int:
     with blocking.Inspector.connect(options=daemon.options()) as inspector:
         tree = inspector.query("tree", session=session)
     return sum(1 for flow in tree["flows"] if flow["name"] == "DashboardFlow")
+
+
+def steps_in(daemon: Any) -> int:
+    from flowbus import blocking
+
+    with blocking.Inspector.connect(options=daemon.options()) as inspector:
+        return int(inspector.query("stats").get("stepsIn", 0))
 
 
 def test_flowd_killed_under_the_clients_loses_and_doubles_nothing(flowd: Any) -> None:
@@ -98,7 +104,10 @@ def test_a_stepper_killed_with_steps_in_flight_loses_and_doubles_nothing(flowd: 
         presenter = await flowbus.Presenter.connect("main", "py-killed", daemon.options())
         killed = program(STEPPER, daemon.env)
         killed.wait_for("posted")
-        time.sleep(0.05)
+        # Killed once flowd has taken some of its steps (waited for off this loop, which serves the presenter).
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: wait_until(lambda: steps_in(daemon) > 0, 10, "flowd to take a step of the stepper")
+        )
         killed.kill()
         # What flowd took of the 200, each once; the next process numbers after it.
         async with await flowbus.Stepper.connect("app", "py-killed", daemon.options()) as again:
