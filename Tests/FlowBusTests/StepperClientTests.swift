@@ -138,6 +138,27 @@ enum UnlabelledMovieStep: StepRepresentable, Codable, Equatable {
         await first.close()
     }
 
+    /// An inspector numbers what it injects on its connection, across sessions (the specification's STEP): steps
+    /// into two sessions in turn, and one into a session flowd does not have, each get their fate.
+    @Test func anInspectorInjectsIntoSessionsInTurn() async throws {
+        let daemon = try Daemon(flows: try flowsFile(tickerFlows))
+        var tickers: [StepperClient] = []
+        for session in ["s0", "s1"] {
+            tickers.append(try await StepperClient.connect(session: session, name: "ticker", options: daemon.options()))
+        }
+        let inspector = try await InspectorClient.connect(name: "ticker", options: daemon.options())
+        var fates: [Fate] = []
+        for (index, session) in ["s0", "s1", "nowhere", "s0", "s1", "s0"].enumerated() {
+            fates.append(try await inspector.emit(Step("tick", ["n": .int(index)]), session: session))
+        }
+        #expect(fates.map(\.isAccepted) == [true, true, false, true, true, true])
+        #expect(fates[2].drop?.reason == .unknownSession)
+        await inspector.close()
+        for ticker in tickers {
+            await ticker.close()
+        }
+    }
+
     @Test func manyConcurrentEmittersInOneProcessEachGetTheirFate() async throws {
         let daemon = try Daemon(flows: try flowsFile(tickerFlows))
         let inspector = try await InspectorClient.connect(options: daemon.options())

@@ -58,6 +58,11 @@ extension Coordinator {
             }
             return nil
         }
+        if peer.role == .inspector,
+            !takeInjectedNumber(sequence, from: peer.id, in: session, correlation: header.id)
+        {
+            return nil
+        }
         // A session flowd does not have (an inspector's injection names any): its fate at once, and nothing kept for
         // it, sequence numbers included. A peer registered for its session, other than an inspector, is unregistered
         // when the session ends (or goes to another instance of a fleet): its session is there, not looked up.
@@ -99,6 +104,38 @@ extension Coordinator {
         reply(to: peer, correlation: correlation, error: refusal.code, refusal.message)
     }
 
+    /// An inspector numbers the steps it injects on its connection, whichever session each names (a session flowd
+    /// does not have included): a new one must be one above the last it sent, else the steps between were lost on
+    /// the way (`sequenceGap`). One the session's record holds already is a repeat, which that record answers.
+    private mutating func takeInjectedNumber(
+        _ sequence: UInt64,
+        from inspector: String,
+        in session: SessionID,
+        correlation: UInt64
+    ) -> Bool {
+        let key = StepperKey(session: session, role: .inspector, name: inspector)
+        if sequence <= acknowledgements.steppers[key]?.lastSequence ?? 0 {
+            return true
+        }
+        let last = acknowledgements.steppers.lastInjected(by: inspector)
+        if sequence == last + 1 || (last == 0 && sequence > 0) {
+            acknowledgements.steppers.inject(sequence, by: inspector)
+            return true
+        }
+        if sequence > last {
+            reply(
+                to: inspector,
+                correlation: correlation,
+                error: .sequenceGap,
+                "step \(sequence) came before step \(last + 1), which was lost on the way; it is not applied: send every unacknowledged step again from \(last + 1), in order"
+            )
+            return false
+        }
+        // A number taken for another session's step, or for one into a session flowd does not have (answered
+        // again below as it was).
+        return true
+    }
+
     /// Whether a sequence is the next one of this stepper: steps are applied in the order they were numbered (a
     /// stepper this daemon has not heard from yet, as after a restart, starts wherever it is). A resent one is
     /// answered with its original fate or refusal (or, when its fate is still pending, by the acknowledgement to
@@ -109,7 +146,12 @@ extension Coordinator {
     {
         // In place: a copy of the record would copy its sets and acknowledgements on every step.
         let (admitted, lastSequence) = { (record: inout StepperRecord) in
-            guard sequence == record.lastSequence + 1 || (record.lastSequence == 0 && sequence > 0) else {
+            // An inspector's numbers run across sessions (checked in order by `takeInjectedNumber`): in one session
+            // they only grow.
+            let next =
+                sequence == record.lastSequence + 1 || (record.lastSequence == 0 && sequence > 0)
+                || (key.role == .inspector && sequence > record.lastSequence)
+            guard next else {
                 return (false, record.lastSequence)
             }
             record.take(sequence)

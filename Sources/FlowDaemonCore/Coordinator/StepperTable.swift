@@ -19,6 +19,19 @@ struct StepperTable: Sendable {
     private var bySession: [SessionID: [Sender: StepperRecord]] = [:]
     /// The sessions each inspector injected steps in: its records are numbered for its connection only.
     private var inspectorSessions: [String: Set<SessionID>] = [:]
+    /// The last number each inspector gave a step, whichever session the step named: an inspector numbers what it
+    /// injects on its connection, across sessions.
+    private var injected: [String: UInt64] = [:]
+
+    /// The last number an inspector gave a step (0: none yet, or none since flowd started).
+    func lastInjected(by inspector: String) -> UInt64 {
+        injected[inspector] ?? 0
+    }
+
+    /// An inspector's step took its number (in a session, or naming one flowd does not have).
+    mutating func inject(_ sequence: UInt64, by inspector: String) {
+        injected[inspector] = sequence
+    }
 
     /// A sender's record, if it has one; setting `nil` forgets it.
     subscript(key: StepperKey) -> StepperRecord? {
@@ -72,6 +85,7 @@ struct StepperTable: Sendable {
 
     /// Forgets an inspector's records in every session; returns the sessions it had one in.
     mutating func removeInspector(named name: String) -> [SessionID] {
+        injected[name] = nil
         let sessions = inspectorSessions.removeValue(forKey: name) ?? []
         for session in sessions {
             self[StepperKey(session: session, role: .inspector, name: name)] = nil

@@ -10,12 +10,14 @@ thread) and blocks until it is done.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from . import inspector as _inspector
 from . import stepper as _stepper
+from .errors import FlowBusError
 from .fate import Fate
 from .options import Options
 from .step import Step, StepRepresentable
@@ -26,13 +28,25 @@ _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
 
 
+#: Seconds a blocking call waits at most when given no timeout of its own.
+DEFAULT_TIMEOUT = 30.0
+
+
 def _run(coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Runs `coroutine` on the module's loop and waits for it, `timeout` seconds at most (then FlowBusError
+    `timeout`, the coroutine cancelled)."""
     global _loop
     with _lock:
         if _loop is None:
             _loop = asyncio.new_event_loop()
             threading.Thread(target=_loop.run_forever, name="flowbus", daemon=True).start()
-    return asyncio.run_coroutine_threadsafe(coroutine, _loop).result(timeout)
+    future = asyncio.run_coroutine_threadsafe(coroutine, _loop)
+    limit = DEFAULT_TIMEOUT if timeout is None else timeout
+    try:
+        return future.result(limit)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise FlowBusError("timeout", f"no answer within {limit:g} s") from None
 
 
 class Stepper:
@@ -43,14 +57,15 @@ class Stepper:
 
     @staticmethod
     def connect(name: str, session: str, options: Options | None = None) -> Stepper:
-        return Stepper(_run(_stepper.Stepper.connect(name, session, options)))
+        return Stepper(_run(_stepper.Stepper.connect(name, session, options), _connecting(options)))
 
     def emit(self, step: Step | StepRepresentable | Any, timeout: float | None = None) -> Fate:
-        """Emits a step (a Step, a name, an Enum member, a dataclass...) and returns its fate."""
-        return _run(self.client.emit(step, timeout))
+        """Emits a step (a Step, a name, an Enum member, a dataclass...) and returns its fate; FlowBusError
+        `timeout` when it does not come within `timeout` seconds (30 by default: the step is still decided)."""
+        return _run(self.client.emit(step, timeout or DEFAULT_TIMEOUT), (timeout or DEFAULT_TIMEOUT) + 1)
 
-    def deep_link(self, path: list[Step | StepRepresentable | Any]) -> Fate:
-        return _run(self.client.deep_link(path))
+    def deep_link(self, path: list[Step | StepRepresentable | Any], timeout: float | None = None) -> Fate:
+        return _run(self.client.deep_link(path), timeout)
 
     def set_session_data(self, key: str, value: Any) -> None:
         _run(self.client.set_session_data(key, value))
@@ -72,14 +87,22 @@ class Inspector:
         self.client = client
 
     @staticmethod
-    def connect(name: str = "python", session: str | None = None, options: Options | None = None) -> Inspector:
-        return Inspector(_run(_inspector.Inspector.connect(name, session, options)))
+    def connect(name: str | None = None, session: str | None = None, options: Options | None = None) -> Inspector:
+        return Inspector(_run(_inspector.Inspector.connect(name, session, options), _connecting(options)))
 
-    def query(self, what: str, arguments: dict[str, Any] | None = None, session: str | None = None) -> Any:
-        return _run(self.client.query(what, arguments, session))
+    def query(
+        self, what: str, arguments: dict[str, Any] | None = None, session: str | None = None, timeout: float = 5.0
+    ) -> Any:
+        return _run(self.client.query(what, arguments, session, timeout), timeout + 1)
 
-    def emit(self, step: Step | StepRepresentable | Any, session: str, presentable: int | None = None) -> Fate:
-        return _run(self.client.emit(step, session, presentable))
+    def emit(
+        self,
+        step: Step | StepRepresentable | Any,
+        session: str,
+        presentable: int | None = None,
+        timeout: float | None = None,
+    ) -> Fate:
+        return _run(self.client.emit(step, session, presentable), timeout)
 
     def close(self) -> None:
         _run(self.client.close())
@@ -89,3 +112,8 @@ class Inspector:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _connecting(options: Options | None) -> float:
+    """How long connecting may take: the options' connect timeout, and a second for the rest."""
+    return (options or Options.from_environment()).connect_timeout + 1

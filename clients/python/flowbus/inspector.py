@@ -4,6 +4,8 @@ inject steps into a session as a named stepper or as one of its screens."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +36,7 @@ class Inspector:
 
     def __init__(self, link: Link, steps: Steps) -> None:
         self.link = link
+        #: The steps injected: numbered on the connection, across the sessions they go to (the specification's STEP).
         self.steps = steps
         self.queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=100_000)
         #: Set once flowd confirmed the subscription (its HEARTBEAT on the topic): nothing published since is missed.
@@ -43,20 +46,23 @@ class Inspector:
 
     @staticmethod
     async def connect(
-        name: str = "python",
+        name: str | None = None,
         session: str | None = None,
         options: Options | None = None,
         watch: str | None = None,
     ) -> Inspector:
-        """Registers an inspector named `name` (injected steps count as that stepper's), for one session or none.
-        `watch`: a session whose events `events()` gives (`"*"` for every session)."""
+        """Registers an inspector named `name` (injected steps count as that stepper's; by default one of its own,
+        `python-<pid>-<n>`), for one session or none. `watch`: a session whose events `events()` gives (`"*"` for
+        every session)."""
         chosen = options or Options.from_environment()
+        name = name or f"python-{os.getpid()}-{next(_numbers)}"
         holder: list[Inspector] = []
         topics = [] if watch is None else ["inb/" if watch == "*" else f"inb/{watch}/"]
         link = Link(
             "inspector", session=session, name=name, options=chosen, topics=topics,
             on_welcome=lambda welcome: holder[0].steps.welcomed(welcome) if holder else None,
             on_message=lambda message: holder[0]._message(message),
+            on_overdue=lambda moment: holder[0].steps.overdue(moment) if holder else None,
             on_published=(lambda topic, message: holder[0]._published(watch, topic, message) if holder else None)
             if watch is not None else None,
         )
@@ -136,3 +142,6 @@ class Inspector:
         await self.close()
 
 
+
+
+_numbers = itertools.count(1)

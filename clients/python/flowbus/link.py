@@ -22,8 +22,11 @@ from .wire import JSONObject, Message, decode, decode_published, encode, now_ms
 
 log = logging.getLogger("flowbus")
 
-#: How long a HELLO may wait for its answer before the next instance of a fleet is tried (or, alone, it is said again).
+#: How long a HELLO may wait for its answer before the next instance of a fleet is tried.
 HELLO_PATIENCE = 0.5
+#: How many HELLOs go unanswered on one connection before it is opened anew (under CURVE, one: flowd keeps an id
+#: that a closing connection still holds, and takes nothing this one sends as the client's).
+HELLOS_BEFORE_NEW_CONNECTION = 4
 
 
 class Link:
@@ -41,6 +44,7 @@ class Link:
         on_message: Callable[[Message], None] | None = None,
         on_published: Callable[[str, Message], None] | None = None,
         on_events_connected: Callable[[], None] | None = None,
+        on_overdue: Callable[[float], None] | None = None,
     ) -> None:
         self.role = role
         self.session = session
@@ -48,12 +52,16 @@ class Link:
         self.options = options
         if not options.endpoints:
             raise FlowBusError("invalidOptions", "no endpoints to reach flowd at")
-        self.id = options.id or (f"{session}/{name}" if session and name else f"{name or role}-{id(self):x}")
+        # The Swift library's rule: `session/name`, or the name alone for a client of no session.
+        self.id = options.id or (f"{session}/{name}" if session and name else name or role)
         self.topics = topics or []
         self.on_welcome = on_welcome
         self.on_message = on_message
         self.on_published = on_published
         self.on_events_connected = on_events_connected
+        #: Called a few times per heartbeat timeout while registered, with the moment before which what was sent
+        #: and not answered is overdue (sent again: a message dropped on the way).
+        self.on_overdue = on_overdue
         self.context = zmq.asyncio.Context.instance()
         self.dealer: zmq.asyncio.Socket | None = None
         self.subscriber: zmq.asyncio.Socket | None = None
@@ -68,7 +76,19 @@ class Link:
         self.last_sent = 0.0
         self.last_heard = 0.0
         self.hello_sent_at: float | None = None
+        self.hello_id: int | None = None
         self.hellos_unanswered = 0
+        #: How long an unanswered HELLO waits before the next: doubles up to the options' maximum.
+        self.hello_retry = options.reconnect_interval * 2
+        #: Set when flowd refuses the first HELLO for good (`nameTaken`, `notAllowed`...): `start` fails at once.
+        self.refused = asyncio.Event()
+        self.started = False
+        #: Moves to another instance (REDIRECTs, stores that do not answer) since the last WELCOME: each waits longer.
+        self.moves = 0
+        #: A move waiting for its moment: where to, and when.
+        self.move_to: Endpoints | None = None
+        self.move_at = 0.0
+        self.next_overdue_check = 0.0
         self.closed = False
         self.connected = False
         #: When to try the next instance of a fleet (set when the connection drops; acted on by the loop only).
@@ -83,14 +103,22 @@ class Link:
         self._open(self.options.endpoints[0])
         self.task = asyncio.get_running_loop().create_task(self._run())
         self.task.add_done_callback(self._ended)
+        waits = [asyncio.ensure_future(self.registered.wait()), asyncio.ensure_future(self.refused.wait())]
         try:
-            await asyncio.wait_for(self.registered.wait(), self.options.connect_timeout)
-        except TimeoutError:
-            await self.close(say_bye=False)
-            raise self.problem or FlowBusError(
-                "unreachable",
-                f"flowd did not answer at {self.endpoints.control} within {self.options.connect_timeout:g} s",
-            ) from None
+            await asyncio.wait(waits, timeout=self.options.connect_timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+        if self.registered.is_set():
+            self.started = True
+            return
+        await self.close(say_bye=False)
+        if self.refused.is_set() and self.problem is not None:
+            raise self.problem
+        raise self.problem or FlowBusError(
+            "unreachable",
+            f"flowd did not answer at {self.endpoints.control} within {self.options.connect_timeout:g} s",
+        )
 
     async def close(self, say_bye: bool = True) -> None:
         if self.closed:
@@ -202,6 +230,7 @@ class Link:
         self.registered.clear()
         self.connected = False
         self.failover_at = None
+        self.move_to = None
         # HELLO goes when the connection is made (the monitor says so); said again if unanswered (`_tick`).
         self.hello_sent_at = asyncio.get_running_loop().time()
         self.hellos_unanswered = 0
@@ -238,18 +267,36 @@ class Link:
         if self.name is not None:
             body["name"] = self.name
         assert self.dealer is not None
-        self.dealer.send_multipart(self._frames("HELLO", body))
+        self.hello_id = self._take_id()
+        self.dealer.send_multipart(self._frames("HELLO", body, id=self.hello_id))
         loop = asyncio.get_running_loop()
         self.hello_sent_at = self.last_sent = loop.time()
 
-    def _next_instance(self, why: str) -> None:
-        """Tries the next pair of endpoints (or, back from a redirect, the pair that sent the client there)."""
+    def _next_instance(self, why: str, backing_off: bool = False) -> None:
+        """Tries the next pair of endpoints (or, back from a redirect, the pair that sent the client there); with
+        `backing_off`, after a wait that doubles with each such move until a WELCOME."""
         if self.redirected is not None:
             self.redirected = None
         elif len(self.options.endpoints) > 1:
             self.pair += 1
         log.info("flowbus %s: %s; trying %s", self.id, why, self.endpoints.control)
-        self._open(self.endpoints)
+        if backing_off:
+            self._move(self.endpoints)
+        else:
+            self._open(self.endpoints)
+
+    def _move(self, endpoints: Endpoints) -> None:
+        """Connects to `endpoints`: at once the first time since the last WELCOME, then after a wait that doubles
+        (a chain of REDIRECTs, or instances whose store does not answer, would otherwise spin)."""
+        delay = 0.0 if self.moves == 0 else min(
+            self.options.reconnect_interval * 2 ** self.moves, self.options.reconnect_interval_max
+        )
+        self.moves += 1
+        if delay == 0.0:
+            self._open(endpoints)
+            return
+        self.move_to = endpoints
+        self.move_at = asyncio.get_running_loop().time() + delay
 
     async def _run(self) -> None:
         poller = zmq.asyncio.Poller()
@@ -289,6 +336,10 @@ class Link:
     def _tick(self, now: float) -> None:
         if self.dealer is None:
             return
+        if self.move_to is not None:
+            if now >= self.move_at:
+                self._open(self.move_to)
+            return
         fleet = len(self.options.endpoints) > 1 or self.redirected is not None
         if not self.registered.is_set():
             if self.failover_at is not None and now >= self.failover_at:
@@ -299,16 +350,18 @@ class Link:
                 if fleet and self.hello_sent_at is not None and now - self.hello_sent_at > HELLO_PATIENCE:
                     self._next_instance("no connection")
                 return
-            if self.hello_sent_at is None or now - self.hello_sent_at > (HELLO_PATIENCE if fleet else 1.0):
+            if self.hello_sent_at is None or now - self.hello_sent_at > (HELLO_PATIENCE if fleet else self.hello_retry):
                 if self.hello_sent_at is not None:
                     self.hellos_unanswered += 1
                     if fleet:
                         self._next_instance("no answer to HELLO")
                         return
-                    if self.hellos_unanswered >= 4:
+                    unanswered = 1 if self.options.curve is not None else HELLOS_BEFORE_NEW_CONNECTION
+                    if self.hellos_unanswered >= unanswered:
                         # A connection whose HELLOs go unanswered is opened anew (the specification's advice).
                         self._open(self.endpoints)
                         return
+                    self.hello_retry = min(self.hello_retry * 2, self.options.reconnect_interval_max)
                 self._hello()
             return
         welcome = self.welcome or {}
@@ -320,6 +373,10 @@ class Link:
         if now - self.last_heard > timeout:
             log.info("flowbus %s: nothing heard from flowd for %.1f s: connecting again", self.id, timeout)
             self._open(self.endpoints)
+            return
+        if self.on_overdue is not None and now >= self.next_overdue_check:
+            self.next_overdue_check = now + timeout / 20
+            self.on_overdue(now - timeout)
 
     def _monitored(self, frames: list[bytes]) -> None:
         event = parse_monitor_message(frames)["event"]
@@ -354,6 +411,9 @@ class Link:
             self.problem = None
             self.hellos_unanswered = 0
             self.hello_sent_at = None
+            self.hello_retry = self.options.reconnect_interval * 2
+            self.moves = 0
+            self.next_overdue_check = asyncio.get_running_loop().time()
             if self.on_welcome is not None:
                 self.on_welcome(message.body)
             self.registered.set()
@@ -369,11 +429,8 @@ class Link:
             self.registered.clear()
             self._hello()
             return
-        if message.type == "ERROR" and not self.registered.is_set():
-            code = str(message.body.get("code", "internal"))
-            self.problem = error_of(message)
-            if code == "storeUnavailable" and len(self.options.endpoints) > 1:
-                self._next_instance("the instance's store does not answer")
+        if message.type == "ERROR" and not self.registered.is_set() and correlation == self.hello_id:
+            self._refused(message)
             return
         if correlation is not None and (future := self.answers.pop(correlation, None)) is not None:
             if not future.done():
@@ -381,6 +438,24 @@ class Link:
             return
         if self.on_message is not None:
             self.on_message(message)
+
+    def _refused(self, message: Message) -> None:
+        """flowd refused the HELLO: its store does not answer (HELLO again later, or at the next instance), or it
+        refuses the client (`nameTaken`, `notAllowed`...): `start` fails at once; later, what waits learns why."""
+        self.problem = error_of(message)
+        if self.problem.code == "storeUnavailable":
+            log.info("flowbus %s: flowd cannot register the client now: %s", self.id, self.problem.message)
+            self.hellos_unanswered = 0
+            if len(self.options.endpoints) > 1 or self.redirected is not None:
+                self._next_instance("the instance's store does not answer", backing_off=True)
+            return
+        if not self.started:
+            self.refused.set()
+            return
+        log.warning("flowbus %s: flowd refused to register the client again: %s", self.id, self.problem)
+        for future in self.answers.values():
+            if not future.done():
+                future.set_exception(self.problem)
 
     def _redirect(self, body: JSONObject) -> None:
         controls = [item for item in body.get("control") or [] if isinstance(item, str)]
@@ -393,7 +468,7 @@ class Link:
         chosen = next((pair for pair in pairs if pair.control.startswith(scheme + "://")), pairs[0])
         log.info("flowbus %s: session %s is served by %s: going there", self.id, body.get("session"), body.get("instance"))
         self.redirected = chosen
-        self._open(chosen)
+        self._move(chosen)
 
     def _published(self, frames: list[bytes]) -> None:
         try:

@@ -51,6 +51,10 @@ class Options:
     max_outstanding_steps: int = 256
     #: Seconds between ZMTP heartbeats on the control connection (dropped after four times this).
     connection_check_interval: float = 0.2
+    #: Seconds an unanswered HELLO waits before the next is twice this; the wait doubles up to `reconnect_interval_max`
+    #: (so does the wait between REDIRECTs that lead nowhere, and after flowd's store did not answer).
+    reconnect_interval: float = 0.1
+    reconnect_interval_max: float = 5.0
 
     @staticmethod
     def from_environment(environment: Mapping[str, str] | None = None, **given: object) -> Options:

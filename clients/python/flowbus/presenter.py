@@ -52,10 +52,15 @@ class Presenter:
         self.synced = False
         self.subscribed = False
         self.asked = False
+        #: When the last SNAPSHOT_REQUEST went (asked again when unanswered for a heartbeat timeout).
+        self.asked_at = 0.0
+        #: Since when the presenter waits for flowd to confirm its subscription.
+        self.subscribing_since: float | None = None
         self.topic = f"cmd/{session}/{name}"
         self.link = Link(
             "presenter", session=session, name=name, options=options, topics=[self.topic],
             on_welcome=self._welcomed, on_message=self._message, on_published=self._published,
+            on_events_connected=self._events_connected, on_overdue=self._overdue,
         )
         self.steps = Steps(self.link, max(1, min(options.max_outstanding_steps, 256)))
 
@@ -116,6 +121,10 @@ class Presenter:
     # MARK: flowd's side
 
     def _welcomed(self, welcome: JSONObject) -> None:
+        if self.report_shown:
+            # flowd holds the screens hidden until they are reported again (after the snapshot): a screen's step
+            # sent before would be dropped `notVisible`.
+            self.steps.hold()
         self.steps.welcomed(welcome)
         if welcome.get("sessionCreated") is True and self.screens.root is not None:
             # The session started anew: command sequences start over.
@@ -129,7 +138,25 @@ class Presenter:
         # After WELCOME, and once flowd confirmed the subscription: a snapshot then leaves no gap.
         if self.subscribed and self.link.registered.is_set() and not self.asked:
             self.asked = True
+            self.asked_at = asyncio.get_running_loop().time()
             self.link.send("SNAPSHOT_REQUEST", {"presenter": self.name})
+
+    def _events_connected(self) -> None:
+        if not self.subscribed and self.subscribing_since is None:
+            self.subscribing_since = asyncio.get_running_loop().time()
+
+    def _overdue(self, moment: float) -> None:
+        self.steps.overdue(moment)
+        if self.asked and not self.synced and self.asked_at < moment:
+            log.info("flowbus %s: no answer to the snapshot request: asking again", self.link.id)
+            self.asked = False
+            self._ask()
+        if not self.subscribed and self.subscribing_since is not None and self.subscribing_since < moment:
+            # A confirmation can be lost (a full queue): after a while the subscription is taken as live.
+            log.info("flowbus %s: flowd did not confirm the subscription: resyncing anyway", self.link.id)
+            self.subscribed = True
+            self.subscribing_since = None
+            self._ask()
 
     def _published(self, topic: str, message: Message) -> None:
         if topic != self.topic:
@@ -137,6 +164,7 @@ class Presenter:
         if message.type == "HEARTBEAT":
             # flowd confirms the subscription (again, after the events connection was made anew): resync.
             self.subscribed = True
+            self.subscribing_since = None
             self.synced = False
             self.asked = False
             self._ask()
@@ -158,6 +186,8 @@ class Presenter:
     def _snapshot(self, body: JSONObject) -> None:
         if body.get("presenter") not in (None, self.name):
             return
+        if self.synced and not self.asked:
+            return  # not asked for (an answer to a request already answered): the screens follow the batches
         sequence = body.get("sequence")
         if self.synced and body.get("epoch") == self.epoch and isinstance(sequence, int) and sequence < self.sequence:
             return  # an answer to an earlier request: what was applied since is newer
@@ -176,6 +206,8 @@ class Presenter:
         self.epoch = body.get("epoch") if isinstance(body.get("epoch"), str) else None
         self.synced = True
         self._changed(Update(list(body.get("commands") or []), True, self.sequence), everything=True)
+        # The screens are reported again: their steps may go.
+        self.steps.release()
         buffered, self.buffered = self.buffered, []
         for batch in buffered:
             if isinstance(batch.get("sequence"), int) and batch["sequence"] > self.sequence:

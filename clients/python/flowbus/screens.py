@@ -106,9 +106,12 @@ class Screens:
         """Applies one command; returns the screens it removed. Raises CommandMisfit (changing nothing) when it does
         not fit."""
         op = command.get("op")
-        for description in self._placed(command):
-            if self._id(description) in self.nodes:
-                raise CommandMisfit(f"{op}: p{self._id(description)} is already on screen")
+        placed = [self._id(description) for description in self._placed(command)]
+        for id in placed:
+            if id in self.nodes:
+                raise CommandMisfit(f"{op}: p{id} is already on screen")
+        if len(set(placed)) != len(placed):
+            raise CommandMisfit(f"{op}: a screen is placed twice ({', '.join(f'p{id}' for id in placed)})")
         removed: list[int] = []
         if op == "setWindowRoot":
             description = command["presentable"]

@@ -27,6 +27,8 @@ class _Waiting:
     body: JSONObject
     fate: asyncio.Future[Fate]
     session: str | None = None
+    #: When it was last sent (None: not yet).
+    sent_at: float | None = None
 
 
 #: Refusals that come before flowd looks at a step's sequence (the specification's error order): no number taken.
@@ -37,11 +39,16 @@ TAKE_NO_NUMBER = frozenset(
 
 class Steps:
     """The numbering and resending of one sender's STEPs and DEEPLINKs (a stepper's, a presenter's screens', an
-    inspector's injections)."""
+    inspector's injections: numbered on its connection, across the sessions they go to)."""
 
-    def __init__(self, link: Link, limit: int) -> None:
+    def __init__(self, link: Link, limit: int, session: str | None = None) -> None:
         self.link = link
         self.limit = limit
+        #: The session the steps' headers name (None: the one the client registered for).
+        self.session = session
+        #: While set, steps wait unsent: a presenter registered again holds its screens' steps until it has reported
+        #: its screens visible again (flowd holds them hidden until then), for a heartbeat timeout at most.
+        self.held_since: float | None = None
         self.next_sequence = 1
         self.highest_acknowledged = 0
         self.waiting: dict[int, _Waiting] = {}
@@ -71,14 +78,42 @@ class Steps:
             self.next_sequence = max(self.next_sequence, taken + 1)
         asyncio.get_running_loop().call_soon(self.resend)
 
+    def hold(self) -> None:
+        """Steps wait unsent until `release` (or a heartbeat timeout)."""
+        self.held_since = asyncio.get_running_loop().time()
+
+    def release(self) -> None:
+        if self.held_since is not None:
+            self.held_since = None
+            self.resend()
+
     def resend(self) -> None:
-        if not self.link.registered.is_set() or self.link.closed:
+        if not self.link.registered.is_set() or self.link.closed or self.held_since is not None:
             return
         self.sent.clear()
         self.resent_from = self.link.next_id
         for sequence in sorted(self.waiting):
-            item = self.waiting[sequence]
-            self.sent[self.link.send(item.type, item.body, item.session)] = sequence
+            self._send(sequence)
+
+    def _send(self, sequence: int) -> None:
+        item = self.waiting[sequence]
+        self.sent[self.link.send(item.type, item.body, item.session)] = sequence
+        item.sent_at = asyncio.get_running_loop().time()
+
+    def overdue(self, moment: float) -> None:
+        """Sends again what was sent before `moment` and is still unanswered (a message dropped on the way: flowd
+        applies a step once however many copies come); steps held since before it go as they are."""
+        if self.held_since is not None:
+            if self.held_since < moment:
+                log.info("flowbus %s: the screens were not reported again in time: sending their steps", self.link.id)
+                self.release()
+            return
+        if not self.link.registered.is_set() or self.link.closed:
+            return
+        for sequence in sorted(self.waiting):
+            sent_at = self.waiting[sequence].sent_at
+            if sent_at is not None and sent_at < moment:
+                self._send(sequence)
 
     def submit(self, type: str, body: JSONObject, session: str | None = None) -> asyncio.Future[Fate]:
         # Refused here, the step takes no number (rule 3 of "A client, step by step"): what cannot be written as
@@ -98,9 +133,9 @@ class Steps:
         self.next_sequence += 1
         body = dict(body, sequence=sequence)
         fate: asyncio.Future[Fate] = asyncio.get_running_loop().create_future()
-        self.waiting[sequence] = _Waiting(type, body, fate, session)
-        if self.link.registered.is_set():
-            self.sent[self.link.send(type, body, session)] = sequence
+        self.waiting[sequence] = _Waiting(type, body, fate, session if session is not None else self.session)
+        if self.link.registered.is_set() and self.held_since is None:
+            self._send(sequence)
         return fate
 
     def answered(self, message: Message) -> bool:
@@ -179,6 +214,7 @@ class Stepper:
             "stepper", session=session, name=name, options=chosen,
             on_welcome=lambda welcome: holder[0].welcomed(welcome) if holder else None,
             on_message=lambda message: _ignore(holder[0].answered(message)),
+            on_overdue=lambda moment: holder[0].overdue(moment) if holder else None,
         )
         steps = Steps(link, max(1, min(chosen.max_outstanding_steps, 256)))
         holder.append(steps)
@@ -198,8 +234,13 @@ class Stepper:
         """Emits a step and returns its fate once flowd has decided it (kept and resent until then). Raises
         FlowBusError when flowd refuses it (`unknownStep`...), `queueFull`, or `timeout` after `timeout` seconds."""
         fate = self.steps.submit("STEP", {"step": as_step(step).json()})
-        # Shielded: a caller that stops waiting leaves the step to be decided (and its number kept).
-        return await (asyncio.wait_for(asyncio.shield(fate), timeout) if timeout else fate)
+        if not timeout:
+            return await fate
+        try:
+            # Shielded: a caller that stops waiting leaves the step to be decided (and its number kept).
+            return await asyncio.wait_for(asyncio.shield(fate), timeout)
+        except TimeoutError:
+            raise FlowBusError("timeout", f"the step's fate did not come within {timeout:g} s") from None
 
     def post(self, step: Step | StepRepresentable | Any) -> asyncio.Future[Fate]:
         """Emits a step without waiting: its fate comes in the future returned (resent like any step)."""
