@@ -59,9 +59,15 @@ class Stepper:
     def connect(name: str, session: str, options: Options | None = None) -> Stepper:
         return Stepper(_run(_stepper.Stepper.connect(name, session, options), _connecting(options)))
 
+    @property
+    def welcome(self) -> dict[str, Any]:
+        """flowd's WELCOME: its version, the session, the epoch, the heartbeat times..."""
+        return self.client.welcome
+
     def emit(self, step: Step | StepRepresentable | Any, timeout: float | None = None) -> Fate:
         """Emits a step (a Step, a name, an Enum member, a dataclass...) and returns its fate; FlowBusError
-        `timeout` when it does not come within `timeout` seconds (30 by default: the step is still decided)."""
+        `timeout` when it does not come within `timeout` seconds (30 by default). A step whose fate was not waited
+        for is still sent and decided: emitting it again would apply it twice."""
         return _run(self.client.emit(step, timeout or DEFAULT_TIMEOUT), (timeout or DEFAULT_TIMEOUT) + 1)
 
     def deep_link(self, path: list[Step | StepRepresentable | Any], timeout: float | None = None) -> Fate:

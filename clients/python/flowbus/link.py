@@ -51,7 +51,9 @@ class Link:
         self.name = name
         self.options = options
         if not options.endpoints:
-            raise FlowBusError("invalidOptions", "no endpoints to reach flowd at")
+            # `Options(id=...)` alone: flowd is found as the environment says (FLOWBUS_CONTROL...), else at its default.
+            options = options.replacing(endpoints=Options.from_environment().endpoints)
+            self.options = options
         # The Swift library's rule: `session/name`, or the name alone for a client of no session.
         self.id = options.id or (f"{session}/{name}" if session and name else name or role)
         self.topics = topics or []

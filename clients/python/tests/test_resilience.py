@@ -309,3 +309,14 @@ def test_a_command_placing_a_screen_twice_changes_nothing() -> None:
     with pytest.raises(CommandMisfit):
         screens.apply(twice)
     assert list(screens.nodes) == [1] and screens[1].items == []
+
+
+def test_options_with_an_id_alone_find_flowd_as_the_environment_says(flowd: Any, monkeypatch: Any) -> None:
+    from flowbus import blocking
+
+    daemon = flowd("--ephemeral")
+    monkeypatch.setenv("FLOWBUS_CONTROL", daemon.control)
+    monkeypatch.setenv("FLOWBUS_EVENTS", daemon.events)
+    with blocking.Stepper.connect("app", "py-id", flowbus.Options(id="py-id/app-given")) as stepper:
+        assert stepper.welcome["session"] == "py-id"
+        assert stepper.emit("dashboardIsRequired").accepted
