@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "FlowJSON"),
         .target(name: "FlowCore", dependencies: ["FlowJSON"]),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
+        // Model-based checking of flow files: every state a session can reach, explored in process.
+        .target(name: "FlowExplorer", dependencies: ["FlowCore", "FlowJSON", "FlowSpec"]),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
         // The coordinator (all protocol logic: frames and the time in, messages and what to write out), its
         // durability and the configuration value, as NIOCore beside NIOPosix: no socket, no ZeroMQ, NIO or service.
@@ -182,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowSpec", "FlowDaemon", "FlowStore", "FlowBuildInfo", "FlowWebClient",
+                "FlowSpec", "FlowExplorer", "FlowDaemon", "FlowStore", "FlowBuildInfo", "FlowWebClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -198,6 +200,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "FlowBusTesting"]),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore"]),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec", "FlowBusTesting"]),
+        .testTarget(name: "FlowExplorerTests", dependencies: ["FlowExplorer", "FlowBusTesting"], exclude: ["Flows"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowBusTesting"]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "FlowBusTesting"]),
         // What the tests and the benchmarks share (as HummingbirdTesting): running built products, a real flowd, a

@@ -1,31 +1,69 @@
 import ArgumentParser
+import FlowExplorer
 import FlowSpec
 import Foundation
 
 /// `flowd check FILE`: reads and checks a flow file without opening any socket.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a flow file and print its problems, or a summary.",
+        abstract: "Check a flow file and print its problems, or a summary; --explore runs it through every state.",
         discussion: """
             Prints every problem as FILE:LINE:COLUMN: error: MESSAGE, then their count, on standard error, and \
             exits 1; or prints "ok" with the number of flows, steps and screens and exits 0. With --format dot, prints the flow graph for \
             Graphviz instead of the summary.
 
+            With --explore, runs a session of the file in process and tries, in every state it reaches, every input \
+            that could come: each step from each live stepper and each screen a contribution takes steps from (with \
+            a value of each parameter's type), deep links, the presenters reporting what they show, a tab selected, \
+            a screen dismissed by the user, a guard's answers, the session data adapt rules read. It explores breadth \
+            first, to --depth inputs from the start and --states states, and prints what a session can do wrong, \
+            each with the flow file's line and a shortest path of inputs that shows it: handlers and flows nothing \
+            reaches, dead ends, screens an ended flow leaves behind (orphaned UI), modals no step dismisses, steps \
+            always dropped, steps a flow forwards that are dropped, commands that do not fit, and (warnings) stacks \
+            that grow without bound. Exits 1 when there is an error (--strict: or a warning). --format json for \
+            tools, --format dot for the explored graph.
+
             Examples:
               flowd check deploy/flows/movies.yaml
               flowd check --format dot deploy/flows/movies.yaml | dot -Tsvg > flows.svg
+              flowd check --explore deploy/flows/movies.yaml
+              flowd check --explore --format json --depth 20 deploy/flows/movies.yaml
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, dot
+        case text, dot, json
     }
 
     @Argument(help: "The flow file (YAML).")
     var file: String
 
-    @Option(help: "text (problems or a summary) or dot (the flow graph).")
+    @Option(
+        help:
+            "text (problems or a summary), dot (the flow graph; with --explore, the explored graph) or json (with --explore)."
+    )
     var format: Format = .text
+
+    @Flag(help: "Explore every state a session can reach, and report what it can do wrong.")
+    var explore = false
+
+    @Option(help: "With --explore: the most inputs on a path from the session's start.")
+    var depth = ExplorationBounds().depth
+
+    @Option(help: "With --explore: the most states explored.")
+    var states = ExplorationBounds().states
+
+    @Flag(help: "With --explore: warnings fail the check too.")
+    var strict = false
+
+    func validate() throws {
+        if format == .json && !explore {
+            throw ValidationError("--format json goes with --explore")
+        }
+        if depth < 1 || states < 1 {
+            throw ValidationError("--depth and --states are at least 1")
+        }
+    }
 
     func run() throws {
         let spec: FlowSpecification
@@ -40,11 +78,34 @@ struct Check: ParsableCommand {
             printError(error.diagnostics.isEmpty ? error.message : "\(file): \(count) problem\(count == 1 ? "" : "s")")
             throw ExitCode.failure
         }
+        if explore {
+            try explore(spec)
+            return
+        }
         switch format {
-        case .text:
+        case .text, .json:
             print("ok: \(file): \(spec.summary)")
         case .dot:
             print(FlowGraph.dot(spec), terminator: "")
+        }
+    }
+
+    private func explore(_ spec: FlowSpecification) throws {
+        var explorer = Explorer(spec, bounds: ExplorationBounds(depth: depth, states: states))
+        let exploration: Exploration
+        do {
+            exploration = try explorer.explore()
+        } catch {
+            printError("\(file): the session cannot start: \(error)")
+            throw ExitCode.failure
+        }
+        switch format {
+        case .text: print(exploration.text(), terminator: "")
+        case .json: print(exploration.json(), terminator: "")
+        case .dot: print(exploration.dot(), terminator: "")
+        }
+        if !exploration.failures(strict: strict).isEmpty {
+            throw ExitCode.failure
         }
     }
 }

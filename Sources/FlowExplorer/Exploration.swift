@@ -1,0 +1,55 @@
+import FlowCore
+import FlowSpec
+
+/// What an exploration found: how much it explored, and every defect, worst first.
+public struct Exploration: Sendable {
+    /// The flow file explored.
+    public let file: String
+    /// The states reached, and the inputs tried.
+    public let stateCount: Int
+    public let transitionCount: Int
+    /// Whether every input of every state reached was tried (no bound stopped the exploration).
+    public let isComplete: Bool
+    /// The bounds it ran with.
+    public let bounds: ExplorationBounds
+    /// What it found, errors first, then by place in the file.
+    public let findings: [Finding]
+    /// The explored graph, for `--format dot`: each state's screens as a user sees them, and each input between
+    /// two different states.
+    public let graph: ExploredGraph
+
+    init(explorer: Explorer, start: Transition) {
+        file = explorer.specification.file
+        stateCount = explorer.states.count
+        transitionCount = explorer.transitions.count
+        isComplete = !explorer.bounded
+        bounds = explorer.bounds
+        var analysis = Analysis(explorer: explorer, start: start)
+        findings = analysis.findings().sorted {
+            ($0.severity == .error ? 0 : 1, $0.location?.line ?? 0, $0.location?.column ?? 0, $0.message)
+                < ($1.severity == .error ? 0 : 1, $1.location?.line ?? 0, $1.location?.column ?? 0, $1.message)
+        }
+        graph = ExploredGraph(explorer)
+    }
+
+    /// The errors (with `strict`, the warnings too): what makes `flowd check --explore` fail.
+    public func failures(strict: Bool) -> [Finding] {
+        findings.filter { strict || $0.severity == .error }
+    }
+}
+
+/// The explored graph: states and the inputs that change them.
+public struct ExploredGraph: Sendable {
+    /// Each state: what a user sees (the visible screens, by name) and how many inputs from the start it is.
+    public let states: [(label: String, depth: Int)]
+    /// Each input that leads from a state to another.
+    public let edges: [(from: Int, to: Int, input: ExplorationInput)]
+
+    init(_ explorer: Explorer) {
+        states = zip(explorer.states, explorer.depths).map { (Self.label(of: $0), $1) }
+        edges = explorer.transitions.compactMap { transition in
+            guard let to = transition.to, to != transition.from else { return nil }
+            return (transition.from, to, transition.input)
+        }
+    }
+}

@@ -1,0 +1,312 @@
+import FlowCore
+import FlowSpec
+
+/// How far the explorer goes: states further than `depth` inputs from the start are not tried further, and no more
+/// than `states` states are kept.
+public struct ExplorationBounds: Sendable, Hashable {
+    /// The most inputs on a path from the session's start.
+    public var depth: Int
+    /// The most states kept.
+    public var states: Int
+
+    /// Creates bounds (by default 40 inputs deep and 20 000 states).
+    public init(depth: Int = 40, states: Int = 20_000) {
+        self.depth = depth
+        self.states = states
+    }
+}
+
+/// Explores every state a session of a flow file can reach, breadth first from its start: in each state it tries
+/// every input that could come (``ExplorationInput``), and keeps each new state once (states are told apart by
+/// their screens, flows, contributions and visibility, not by the engine's ids).
+public struct Explorer {
+    let specification: FlowSpecification
+    let bounds: ExplorationBounds
+    /// Each flow's steps (those it handles or adapts), with a value of each parameter's type: what a source that
+    /// reaches the flow is tried with.
+    let flowSteps: [String: [Step]]
+    /// The steps a deep link may carry (those some flow handles and takes in deep links).
+    let deepLinkSteps: [Step]
+    /// Values of the session's data that some `adapt` rule reads: each is tried once.
+    let dataValues: [(key: String, value: JSONValue)]
+
+    var states: [ExploredState] = []
+    var depths: [Int] = []
+    /// The transition that first reached each state (`nil` for the start).
+    var reachedBy: [Int?] = []
+    var transitions: [Transition] = []
+    var index: [String: Int] = [:]
+    /// States not tried further: a stack growing again with the same screens (``Finding/Kind/unboundedStack``).
+    var pumped: [Int: StackGrowth] = [:]
+    /// Whether a bound stopped the exploration before it had tried everything.
+    var bounded = false
+
+    /// A stack that grew by the same screens it held just below: the cycle goes on for ever.
+    struct StackGrowth {
+        let stack: String
+        let screens: [String]
+        /// The state where the stack was shorter by the repeated screens.
+        let since: Int
+    }
+
+    /// Prepares the exploration of a flow file's sessions.
+    public init(_ specification: FlowSpecification, bounds: ExplorationBounds = ExplorationBounds()) {
+        self.specification = specification
+        self.bounds = bounds
+        let step = { (name: String) in Step(name, specification.step(named: name)?.placeholderParameters ?? [:]) }
+        var flowSteps: [String: [Step]] = [:]
+        for flow in specification.flows {
+            var names: [String] = []
+            for name in flow.handlers.map(\.step) + flow.adaptRules.map(\.step) where !names.contains(name) {
+                names.append(name)
+            }
+            flowSteps[flow.name] = names.map(step)
+        }
+        self.flowSteps = flowSteps
+        deepLinkSteps = specification.steps.map(\.name).filter { name in
+            specification.flows.contains { $0.deepLinks.takes(name) && $0.handler(for: name) != nil }
+        }.map(step)
+        var values: [(key: String, value: JSONValue)] = []
+        var permissions: [JSONValue] = []
+        for flow in specification.flows {
+            for rule in flow.adaptRules {
+                switch rule.condition {
+                case .permission(let permission):
+                    if !permissions.contains(.string(permission)) {
+                        permissions.append(.string(permission))
+                    }
+                case .data(let key, let equals):
+                    values.append((key, equals ?? .bool(true)))
+                case .askGuard:
+                    break
+                }
+            }
+        }
+        if !permissions.isEmpty {
+            values.append(("permissions", .array(permissions)))
+        }
+        dataValues = values
+    }
+
+    /// Explores, and says what it found.
+    public mutating func explore() throws(FlowCoreError) -> Exploration {
+        var driver = try SessionDriver(specification)
+        var startEffects = driver.startEffects
+        startEffects.append(try driver.apply(.reportShown).effects)
+        guard let start = ExploredState(driver.engine, session: SessionDriver.session) else {
+            throw FlowCoreError(.unknownSession, "the session did not start")
+        }
+        let startHandled = Transition(
+            from: -1,
+            input: .reportShown,
+            fate: nil,
+            effects: startEffects,
+            before: start,
+            after: start
+        )
+        add(start, depth: 0, reachedBy: nil)
+        var next = 0
+        while next < states.count {
+            let current = next
+            next += 1
+            guard pumped[current] == nil else { continue }
+            guard depths[current] < bounds.depth else {
+                bounded = true
+                continue
+            }
+            for input in inputs(in: states[current]) {
+                try tryInput(input, in: current)
+            }
+        }
+        return Exploration(explorer: self, start: startHandled)
+    }
+
+    private mutating func tryInput(_ input: ExplorationInput, in current: Int) throws(FlowCoreError) {
+        let before = states[current]
+        var driver = SessionDriver(specification: specification, engine: before.engine)
+        var (effects, fate): (Effects, StepFate?)
+        do {
+            (effects, fate) = try driver.apply(input)
+            // The presenters report what they show as soon as they have shown it (a step that comes before their
+            // report is a race, not something the flow file does).
+            effects.append(try driver.apply(.reportShown).effects)
+        } catch {
+            return  // Not applicable here.
+        }
+        guard let after = ExploredState(driver.engine, session: SessionDriver.session) else { return }
+        var transition = Transition(
+            from: current,
+            input: input,
+            fate: fate,
+            effects: effects,
+            before: before,
+            after: after
+        )
+        if let known = index[after.key] {
+            transition.to = known
+        } else if states.count < bounds.states {
+            transition.to = add(after, depth: depths[current] + 1, reachedBy: transitions.count)
+            if let growth = growth(from: current, to: after) {
+                pumped[states.count - 1] = growth
+            }
+        } else {
+            bounded = true
+        }
+        transitions.append(transition)
+    }
+
+    @discardableResult
+    private mutating func add(_ state: ExploredState, depth: Int, reachedBy transition: Int?) -> Int {
+        index[state.key] = states.count
+        states.append(state)
+        depths.append(depth)
+        reachedBy.append(transition)
+        return states.count - 1
+    }
+
+    /// Every input that could come in a state: each step from each live stepper and each screen whose steps a
+    /// contribution takes, deep links, the presenters' report of what they show, a tab selected, a screen dismissed
+    /// by the user, a guard's answer, and data the `adapt` rules read.
+    func inputs(in state: ExploredState) -> [ExplorationInput] {
+        let inspection = state.inspection
+        let flowNames = Dictionary(inspection.flows.map { ($0.id, $0.name) }) { first, _ in first }
+        // Each source, and the flows it reaches (as the `steps` query lists them): a live stepper's, a flow's own
+        // and its contributions'; a screen's, the contributions that take its steps.
+        var steppers: [(name: String, flows: [String])] = []
+        var screens: [(screen: ScreenReference, flows: [String])] = []
+        func reach(_ stepper: Stepper, _ flow: String?) {
+            guard let flow else { return }
+            for name in stepper.stepperIDs {
+                if let index = steppers.firstIndex(where: { $0.name == name }) {
+                    steppers[index].flows.append(flow)
+                } else {
+                    steppers.append((name, [flow]))
+                }
+            }
+        }
+        for flow in inspection.flows {
+            reach(flow.stepper, flow.name)
+        }
+        for contribution in inspection.contributions {
+            reach(contribution.stepper, flowNames[contribution.flow])
+            let shown = inspection.visibility(of: contribution.presentable) == .visible
+            guard contribution.stepper.listensToPresentable, shown || contribution.allowStepWhenNotPresented,
+                let reference = state.references[contribution.presentable], let flow = flowNames[contribution.flow]
+            else { continue }
+            if let index = screens.firstIndex(where: { $0.screen == reference }) {
+                screens[index].flows.append(flow)
+            } else {
+                screens.append((reference, [flow]))
+            }
+        }
+        var inputs: [ExplorationInput] = []
+        for (name, flows) in steppers {
+            inputs += steps(of: flows).map { .step($0, from: .stepper(name)) }
+        }
+        for (screen, flows) in screens {
+            inputs += steps(of: flows).map { .step($0, from: .screen(screen)) }
+        }
+        inputs += deepLinkSteps.map { .deepLink($0) }
+        let tree = inspection.screens
+        for id in state.screens {
+            guard let node = tree[id], let reference = state.references[id] else { continue }
+            switch node.placement {
+            case .tab:
+                if let parent = node.parent, tree[parent]?.items.firstIndex(of: id) != tree[parent]?.selectedTab {
+                    inputs.append(.selectTab(reference))
+                }
+            case .modal:
+                inputs.append(.dismiss(reference))
+            case .stackItem:
+                if let parent = node.parent, tree[parent]?.items.first != id {
+                    inputs.append(.dismiss(reference))
+                }
+            case .windowRoot, .master, .detail:
+                break
+            }
+        }
+        if inspection.pendingGuard != nil {
+            inputs += [.guardAnswer(allowed: true), .guardAnswer(allowed: false)]
+        }
+        for (key, value) in dataValues where inspection.sessionData[key] != value {
+            inputs.append(.sessionData(key: key, value: value))
+        }
+        return inputs
+    }
+
+    /// The steps of some flows, each once.
+    private func steps(of flows: [String]) -> [Step] {
+        var names: Set<String> = []
+        var steps: [Step] = []
+        for flow in flows {
+            for step in flowSteps[flow] ?? [] where names.insert(step.name).inserted {
+                steps.append(step)
+            }
+        }
+        return steps
+    }
+
+    /// Whether the input that led from `current` to `after` pushed onto a stack a screen it holds already (the
+    /// same name and parameters), or presented a modal over one just like it: what led from the first to the
+    /// second can come again, and again (the stack, or the chain of modals, grows for ever). Such a state is not
+    /// explored further: what follows it repeats what followed the first.
+    private func growth(from current: Int, to after: ExploredState) -> StackGrowth? {
+        let tree = after.inspection.screens
+        let before = states[current].inspection.screens
+        let identity = { (id: PresentableID) -> String in
+            guard let node = tree[id] else { return "?" }
+            let parameters = JSONValue.object(node.description.parameters).jsonText(sortedKeys: true)
+            return node.description.name + String(decoding: parameters, as: UTF8.self)
+        }
+        for id in after.screens where before[id] == nil {
+            guard let node = tree[id], let parent = node.parent else { continue }
+            var earlier: PresentableID?
+            var container = parent
+            switch node.placement {
+            case .stackItem:
+                earlier = tree[parent]?.items.dropLast().first { identity($0) == identity(id) }
+            case .modal:
+                // Up the chain of modals: one like it below.
+                var current: PresentableID? = parent
+                while let candidate = current, let above = tree[candidate] {
+                    if above.placement == .modal, identity(candidate) == identity(id) {
+                        earlier = candidate
+                        container = above.parent ?? candidate
+                        break
+                    }
+                    current = above.parent
+                }
+            default:
+                continue
+            }
+            guard let earlier else { continue }
+            // Since the state, on the way here, where the earlier one first was on screen.
+            var since = current
+            var position: Int? = current
+            while let state = position, states[state].inspection.screens[earlier] != nil {
+                since = state
+                position = reachedBy[state].map { transitions[$0].from }
+            }
+            let screens: [String]
+            if node.placement == .stackItem, let items = tree[parent]?.items, let first = items.firstIndex(of: earlier)
+            {
+                screens = items[(first + 1)...].compactMap { tree[$0]?.description.name }
+            } else {
+                screens = [node.description.name]
+            }
+            return StackGrowth(stack: after.position(of: container), screens: screens, since: since)
+        }
+        return nil
+    }
+
+    /// The inputs from the start to a state, shortest first (breadth first: the first path found is a shortest).
+    func path(to state: Int) -> [ExplorationInput] {
+        var inputs: [ExplorationInput] = []
+        var current = state
+        while let transition = reachedBy[current] {
+            inputs.append(transitions[transition].input)
+            current = transitions[transition].from
+        }
+        return inputs.reversed()
+    }
+}

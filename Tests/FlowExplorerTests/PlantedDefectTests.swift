@@ -1,0 +1,87 @@
+import FlowBusTesting
+import FlowCore
+import FlowExplorer
+import FlowSpec
+import Foundation
+import Testing
+
+/// The flow files of `Flows/`, each with defects planted (said in its first lines), explored in process: each
+/// defect is reported with the right kind and line, and the path given shows it when replayed.
+@Suite struct PlantedDefectTests {
+    static let flows = repositoryRoot.appendingPathComponent("Tests/FlowExplorerTests/Flows")
+
+    static func explore(_ name: String, bounds: ExplorationBounds = ExplorationBounds()) throws -> Exploration {
+        let spec = try FlowSpecification.load(contentsOf: flows.appendingPathComponent(name).path)
+        var explorer = Explorer(spec, bounds: bounds)
+        return try explorer.explore()
+    }
+
+    /// Each finding as kind, severity and line: what a test compares.
+    static func summary(_ exploration: Exploration) -> [String] {
+        exploration.findings.map { "\($0.kind.rawValue) \($0.severity.rawValue) \($0.location?.line ?? 0)" }.sorted()
+    }
+
+    @Test func aCleanFileReportsNothing() throws {
+        let exploration = try Self.explore("clean.yaml")
+        #expect(exploration.findings.isEmpty)
+        #expect(exploration.isComplete)
+        #expect(exploration.stateCount == 3)
+    }
+
+    @Test func screensLeftByAnEndedFlowAreOrphanedUI() throws {
+        let exploration = try Self.explore("orphaned.yaml")
+        #expect(
+            Self.summary(exploration) == [
+                "orphanedUI error 24", "unboundedStack warning 17", "undismissableModal error 17",
+            ]
+        )
+        let orphan = try #require(exploration.findings.first { $0.kind == .orphanedUI })
+        #expect(orphan.message.contains("Bye"))
+        #expect(orphan.path == [.step(Step("leave"), from: .stepper("app"))])
+        // Replayed: Leaver is gone, its screens are not.
+        var driver = try SessionDriver(
+            try FlowSpecification.load(contentsOf: Self.flows.appendingPathComponent("orphaned.yaml").path)
+        )
+        for input in orphan.path {
+            _ = try driver.apply(input)
+        }
+        let inspection = try #require(driver.inspection)
+        #expect(!inspection.flows.contains { $0.name == "Leaver" })
+        #expect(inspection.screens.nodes.values.contains { $0.description.name == "Bye" })
+    }
+
+    @Test func whatNothingReachesAndAStepAlwaysDroppedAreReported() throws {
+        let exploration = try Self.explore("unreachable.yaml")
+        #expect(
+            Self.summary(exploration) == [
+                "alwaysDropped error 11", "unboundedStack warning 25", "undismissableModal error 25",
+                "unreachableFlow error 31", "unreachableHandler error 28",
+            ]
+        )
+        let dropped = try #require(exploration.findings.first { $0.kind == .alwaysDropped })
+        #expect(dropped.message.contains("unhandled"))
+        #expect(dropped.path.last == .deepLink(Step("ghost")))
+        #expect(exploration.findings.first { $0.kind == .unreachableHandler }?.path == [])
+    }
+
+    @Test func aStateWhereNoStepIsTakenIsADeadEnd() throws {
+        #expect(Self.summary(try Self.explore("deadend.yaml")) == ["deadEnd error 13"])
+        // A modal that covers the only screen taking steps: a dead end, and a modal nothing dismisses.
+        let modal = try Self.explore("modal.yaml")
+        #expect(Self.summary(modal) == ["deadEnd error 17", "undismissableModal error 17"])
+        #expect(
+            modal.findings.allSatisfy { $0.path == [.step(Step("warn"), from: .screen(ScreenReference(name: "Home")))] }
+        )
+    }
+
+    @Test func aStackThatGrowsForEverIsAWarningWithItsCycle() throws {
+        let exploration = try Self.explore("stack.yaml")
+        #expect(Self.summary(exploration) == ["unboundedStack warning 13"])
+        let growth = try #require(exploration.findings.first)
+        #expect(growth.cycle == [.step(Step("more"), from: .screen(ScreenReference(name: "Item")))])
+        #expect(exploration.failures(strict: false).isEmpty)
+        #expect(exploration.failures(strict: true).count == 1)
+        // The state space is infinite; the repeated screen is not explored further.
+        #expect(exploration.isComplete)
+    }
+}
