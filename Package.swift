@@ -62,7 +62,10 @@ let package = Package(
         .target(name: "FlowCore", dependencies: ["FlowJSON"]),
         .target(name: "FlowSpec", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")]),
         // Model-based checking of flow files: every state a session can reach, explored in process.
-        .target(name: "FlowExplorer", dependencies: ["FlowCore", "FlowJSON", "FlowSpec"]),
+        .target(
+            name: "FlowExplorer",
+            dependencies: ["FlowCore", "FlowJSON", "FlowSpec", .product(name: "Yams", package: "Yams")]
+        ),
         .target(name: "FlowWire", dependencies: ["FlowCore"]),
         // The coordinator (all protocol logic: frames and the time in, messages and what to write out), its
         // durability and the configuration value, as NIOCore beside NIOPosix: no socket, no ZeroMQ, NIO or service.
@@ -170,7 +173,8 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowBus", "FlowBuildInfo", "FlowInspector", "FlowSpec", "FlowWire", "FlowWebInspector", "ZeroMQ",
+                "FlowBus", "FlowBuildInfo", "FlowExplorer", "FlowInspector", "FlowSpec", "FlowWire", "FlowWebInspector",
+                "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -17,6 +17,9 @@ public struct Exploration: Sendable {
     /// The explored graph, for `--format dot`: each state's screens as a user sees them, and each input between
     /// two different states.
     public let graph: ExploredGraph
+    /// For each handler the exploration ran (`Flow.step`), a shortest path of inputs that runs it, and every
+    /// handler that path runs on the way: what `--write-journeys` covers the handlers with.
+    public let coverage: [(handler: String, path: [ExplorationInput], runs: Set<String>)]
 
     init(explorer: Explorer, start: Transition) {
         file = explorer.specification.file
@@ -30,6 +33,34 @@ public struct Exploration: Sendable {
                 < ($1.severity == .error ? 0 : 1, $1.location?.line ?? 0, $1.location?.column ?? 0, $1.message)
         }
         graph = ExploredGraph(explorer)
+        coverage = Self.coverage(explorer, start: start)
+    }
+
+    private static func coverage(
+        _ explorer: Explorer,
+        start: Transition
+    ) -> [(handler: String, path: [ExplorationInput], runs: Set<String>)] {
+        let spec = explorer.specification
+        let declared = { (handled: Transition.Handled) in
+            spec.flow(named: handled.flow)?.handler(for: handled.step) != nil
+        }
+        let name = { (handled: Transition.Handled) in "\(handled.flow).\(handled.step)" }
+        var result: [(handler: String, path: [ExplorationInput], runs: Set<String>)] = []
+        var seen = Set(start.handled.filter(declared).map(name))
+        // Breadth first: the first transition that runs a handler ends a shortest path to it.
+        for transition in explorer.transitions {
+            for handled in transition.handled where declared(handled) && seen.insert(name(handled)).inserted {
+                var runs = Set(start.handled.filter(declared).map(name))
+                runs.formUnion(transition.handled.filter(declared).map(name))
+                var state = transition.from
+                while let reaching = explorer.reachedBy[state] {
+                    runs.formUnion(explorer.transitions[reaching].handled.filter(declared).map(name))
+                    state = explorer.transitions[reaching].from
+                }
+                result.append((name(handled), explorer.path(to: transition.from) + [transition.input], runs))
+            }
+        }
+        return result
     }
 
     /// The errors (with `strict`, the warnings too): what makes `flowd check --explore` fail.

@@ -25,6 +25,7 @@ struct FlowCtl: AsyncParsableCommand {
             Stats.self,
             Record.self,
             Replay.self, Web.self, Info.self, Bench.self, Ping.self, QueryCommand.self, End.self, SessionData.self,
+            TestJourneys.self,
         ]
     )
 

@@ -56,9 +56,18 @@ struct Check: ParsableCommand {
     @Flag(help: "With --explore: warnings fail the check too.")
     var strict = false
 
+    @Option(
+        help:
+            "With --explore: write journeys that together run every handler reached into this directory (`flowctl test` runs them)."
+    )
+    var writeJourneys: String?
+
     func validate() throws {
         if format == .json && !explore {
             throw ValidationError("--format json goes with --explore")
+        }
+        if writeJourneys != nil && !explore {
+            throw ValidationError("--write-journeys goes with --explore")
         }
         if depth < 1 || states < 1 {
             throw ValidationError("--depth and --states are at least 1")
@@ -99,12 +108,34 @@ struct Check: ParsableCommand {
             printError("\(file): the session cannot start: \(error)")
             throw ExitCode.failure
         }
+        if let directory = writeJourneys {
+            try write(exploration, of: spec, to: directory)
+        }
         switch format {
         case .text: print(exploration.text(), terminator: "")
         case .json: print(exploration.json(), terminator: "")
         case .dot: print(exploration.dot(), terminator: "")
         }
         if !exploration.failures(strict: strict).isEmpty {
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension Check {
+    /// Writes the journeys that cover every handler the exploration reached, and says so on standard error.
+    private func write(_ exploration: Exploration, of spec: FlowSpecification, to directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let journeys = try exploration.journeys(of: spec, in: directory)
+            for (name, journey) in journeys {
+                let path = (directory as NSString).appendingPathComponent(name + ".yaml")
+                try journey.yaml().write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            let handlers = Set(exploration.coverage.map(\.handler)).count
+            printError("wrote \(journeys.count) journeys to \(directory), running the \(handlers) handlers reached")
+        } catch {
+            printError("\(directory): cannot write the journeys: \(error)")
             throw ExitCode.failure
         }
     }
