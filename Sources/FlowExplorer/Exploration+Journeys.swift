@@ -5,7 +5,7 @@ import Foundation
 extension Exploration {
     /// Journeys that, together, run every handler the exploration reached: the longest paths first, each kept only
     /// when it runs a handler the ones before do not (model-based test generation). Each journey's expectations
-    /// are what its moves do now: each step's fate and the visible screens.
+    /// are what its moves do now: each step's fate, the visible screens and the running flows.
     /// - Parameters:
     ///   - directory: where the journeys will be written (their `flows:` is the flow file relative to it).
     public func journeys(

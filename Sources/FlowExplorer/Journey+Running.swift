@@ -39,7 +39,8 @@ extension Journey {
         return nil
     }
 
-    /// A journey of `inputs` whose expectations are what they do now: each step's fate and the visible screens.
+    /// A journey of `inputs` whose expectations are what they do now: each step's fate, the visible screens and the
+    /// running flows.
     public static func recording(
         _ inputs: [ExplorationInput],
         named name: String,
@@ -52,7 +53,7 @@ extension Journey {
         var moves: [Move] = []
         for input in inputs {
             let (fate, view) = try make(input, in: &driver)
-            moves.append(Move(input, expect: Expectation(fate: fate, visible: view.visible)))
+            moves.append(Move(input, expect: Expectation(fate: fate, visible: view.visible, flows: view.flows)))
         }
         return Journey(name: name, file: file, flows: flows, moves: moves)
     }

@@ -112,6 +112,15 @@ public struct JourneyFailure: Error, Sendable, Hashable, CustomStringConvertible
     /// What was expected and what came, line by line (`-` expected, `+` seen).
     public let diff: [String]
 
+    /// Creates a failure.
+    public init(file: String, line: Int, move: Int, input: String, diff: [String]) {
+        self.file = file
+        self.line = line
+        self.move = move
+        self.input = input
+        self.diff = diff
+    }
+
     public var description: String {
         "\(file):\(line): move \(move) (\(input)) differs:\n" + diff.map { "  \($0)" }.joined(separator: "\n")
     }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import FlowBus
 import FlowExplorer
 import FlowSpec
 import Foundation
 
-/// `flowctl test JOURNEY...`: runs journey files against their flow file, in process.
-struct TestJourneys: ParsableCommand {
+/// `flowctl test JOURNEY...`: runs journey files against their flow file, in process or against a live flowd.
+struct TestJourneys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run journey files (what a user does, and what they must see after each move) against a flow file.",
@@ -18,9 +19,16 @@ struct TestJourneys: ParsableCommand {
             report for CI systems. `flowd check --explore --write-journeys DIR` writes journeys that together run \
             every handler of a flow file; the journey format is in FlowExplorer's Journey documentation.
 
+            With --live, each journey runs against the flowd the bus options reach (it must run the same flow \
+            file), in a session of its own that is ended after: its steppers connect as stepper clients, the flow \
+            file's presenters as presenter clients that report what they show, deep links and session data go \
+            through an inspector; after each move flowctl waits (--patience) until flowd and the presenters agree, \
+            then compares. A guard's answer is a move of journeys run in process only.
+
             Examples:
               flowctl test deploy/journeys/*.yaml
-              flowctl test --junit journeys.xml --flows deploy/flows/movies.yaml my-journey.yaml
+              flowctl test --junit journeys.xml deploy/journeys/first-run.yaml
+              flowctl test --live deploy/journeys/first-run.yaml
             """
     )
 
@@ -33,13 +41,24 @@ struct TestJourneys: ParsableCommand {
     @Option(help: "Write a JUnit XML report to this file.")
     var junit: String?
 
+    @Flag(help: "Run against the live flowd the bus options reach, not in process.")
+    var live = false
+
+    @Option(help: "With --live: how long flowd and the presenters may take to agree after a move, in milliseconds.")
+    var patience = 5000
+
+    @OptionGroup var bus: BusOptions
+
     func validate() throws {
         if journeys.isEmpty {
             throw ValidationError("name at least one journey file")
         }
+        if patience < 1 {
+            throw ValidationError("--patience is at least 1 millisecond")
+        }
     }
 
-    func run() throws {
+    func run() async throws {
         var results: [JourneyResult] = []
         var specifications: [String: FlowSpecification] = [:]
         for file in journeys {
@@ -51,7 +70,16 @@ struct TestJourneys: ParsableCommand {
                 if specifications[flowFile] == nil {
                     specifications[flowFile] = try FlowSpecification.load(contentsOf: flowFile)
                 }
-                let failure = specifications[flowFile].flatMap { journey.run(on: $0) }
+                guard let specification = specifications[flowFile] else { continue }
+                let failure =
+                    live
+                    ? try await LiveJourney(
+                        journey: journey,
+                        specification: specification,
+                        options: bus.clientOptions,
+                        patience: .milliseconds(patience)
+                    ).run()
+                    : journey.run(on: specification)
                 result = JourneyResult(
                     file: file,
                     name: journey.name,
@@ -59,6 +87,9 @@ struct TestJourneys: ParsableCommand {
                     failure: failure.map(\.description),
                     seconds: Date().timeIntervalSince(started)
                 )
+            } catch let error as FlowBusError where error.code == .unreachable {
+                bus.sayUnreachable(error, at: bus.endpoints)
+                throw ExitCode(69)
             } catch {
                 let message =
                     (error as? FlowSpecError).map {
