@@ -4,16 +4,17 @@ import FlowCore
 /// gives it), their visibility, the flows and their contributions, without the ids the engine numbered them with
 /// (two paths to the same screens give the same state).
 struct ExploredState {
-    /// The session, in an engine of its own.
-    let engine: FlowEngine
+    /// The session, in an engine of its own; let go once every input was tried in it (what the findings need is
+    /// kept apart).
+    var engine: FlowEngine?
     /// The screens on screen, window roots first (presenters by name), each followed by what it holds: preorder.
     let screens: [PresentableID]
     /// Each screen's reference (its name, and which of that name it is).
     let references: [PresentableID: ScreenReference]
     /// The inspection the key was made from.
     let inspection: SessionInspection
-    /// What tells states apart: the screens, flows, contributions, visibility, a waiting guard and the data.
-    let key: String
+    /// What tells states apart (see ``key(of:order:)``).
+    let key: StateKey
 
     init?(_ engine: FlowEngine, session: SessionID) {
         guard let inspection = engine.inspect(session) else { return nil }
@@ -55,43 +56,62 @@ struct ExploredState {
         return nil
     }
 
-    /// The position of every screen in preorder, and of every flow in the inspection's order (parents first).
-    private static func key(of inspection: SessionInspection, order: [PresentableID]) -> String {
+    /// What tells states apart, hashed twice over (128 bits: two states that differ share a key with a chance of
+    /// one in 2^128): the screens in preorder with their names, styles, places, parameters, owners and whether they
+    /// are visible; the flows and their contributions by position; a waiting guard question; the data; the queues.
+    /// Not the engine's ids (two paths to the same screens give the same state), nor whether a screen not visible
+    /// was never shown or was covered since (both take no steps).
+    private static func key(of inspection: SessionInspection, order: [PresentableID]) -> StateKey {
         let tree = inspection.screens
-        let screenIndex = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($0.element, $0.offset) })
-        let flowIndex = Dictionary(inspection.flows.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first
+        var screenIndex: [PresentableID: Int] = [:]
+        screenIndex.reserveCapacity(order.count)
+        for (index, id) in order.enumerated() {
+            screenIndex[id] = index
         }
-        let screen = { (id: PresentableID?) in id.flatMap { screenIndex[$0] }.map(String.init) ?? "-" }
-        let flow = { (id: FlowID?) in id.flatMap { flowIndex[$0] }.map(String.init) ?? "-" }
-        var text = ""
-        for (presenter, root) in tree.windowRoots.entries.map({ ($0.key, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
-            text += "w\(presenter)=\(screen(root));"
+        var flowIndex: [FlowID: Int] = [:]
+        for (index, flow) in inspection.flows.enumerated() where flowIndex[flow.id] == nil {
+            flowIndex[flow.id] = index
         }
+        var hasher = StateHasher()
+        for root in tree.windowRoots.entries.sorted(by: { $0.key < $1.key }) {
+            hasher.combine(root.key)
+            hasher.combine(screenIndex[root.value])
+        }
+        hasher.combine(order.count)
         for id in order {
             guard let node = tree[id] else { continue }
             let description = node.description
-            text +=
-                "s\(description.name)|\(description.style.rawValue)|\(node.placement.rawValue)|\(screen(node.parent))"
-            text += "|\(flow(description.flow))|\(inspection.visibility(of: id).rawValue)|\(node.selectedTab ?? -1)"
-            text +=
-                "|\(String(decoding: JSONValue.object(description.parameters).jsonText(sortedKeys: true), as: UTF8.self));"
+            hasher.combine(description.name)
+            hasher.combine(description.style)
+            hasher.combine(node.placement)
+            hasher.combine(node.parent.flatMap { screenIndex[$0] })
+            hasher.combine(description.flow.flatMap { flowIndex[$0] })
+            hasher.combine(inspection.visibility[id] == .visible)
+            hasher.combine(node.selectedTab)
+            hasher.combine(description.parameters)
         }
-        for info in inspection.flows {
-            text += "f\(info.name)|\(flow(info.parent))|\(screen(info.root))|\(info.isReady)|\(info.stepper);"
+        hasher.combine(inspection.flows.count)
+        for flow in inspection.flows {
+            hasher.combine(flow.name)
+            hasher.combine(flow.parent.flatMap { flowIndex[$0] })
+            hasher.combine(screenIndex[flow.root])
+            hasher.combine(flow.isReady)
+            hasher.combine(flow.stepper)
         }
+        hasher.combine(inspection.contributions.count)
         for contribution in inspection.contributions {
-            text += "c\(flow(contribution.flow))|\(screen(contribution.presentable))|\(contribution.stepper)"
-            text += "|\(contribution.allowStepWhenNotPresented)|\(contribution.allowStepWhenDismissed);"
+            hasher.combine(flowIndex[contribution.flow])
+            hasher.combine(screenIndex[contribution.presentable])
+            hasher.combine(contribution.stepper)
+            hasher.combine(contribution.allowStepWhenNotPresented)
+            hasher.combine(contribution.allowStepWhenDismissed)
         }
-        if let question = inspection.pendingGuard {
-            text += "g\(question.guardName)|\(question.subject)|\(question.step);"
-        }
-        if !inspection.sessionData.isEmpty {
-            text +=
-                "d\(String(decoding: JSONValue.object(inspection.sessionData).jsonText(sortedKeys: true), as: UTF8.self));"
-        }
-        text += "q\(inspection.queuedWork)|\(inspection.waitingDeepLinks)"
-        return text
+        hasher.combine(inspection.pendingGuard.map { [$0.guardName, $0.subject, $0.step.name] })
+        hasher.combine(inspection.pendingGuard?.step.parameters)
+        hasher.combine(inspection.sessionData)
+        hasher.combine(inspection.queuedWork)
+        hasher.combine(inspection.waitingDeepLinks)
+        return hasher.finalize()
     }
 
     /// Where a screen sits, by names: its presenter, then each screen from the window root down to it, with how it
@@ -106,5 +126,30 @@ struct ExploredState {
         }
         let presenter = tree[id]?.presenter.description ?? "?"
         return "\(presenter): " + parts.reversed().joined(separator: " > ")
+    }
+}
+
+/// A state's key: 128 bits of hash.
+struct StateKey: Hashable {
+    let first: Int
+    let second: Int
+}
+
+/// Two hashers fed the same values, the second seeded apart: a 128-bit hash.
+struct StateHasher {
+    private var first = Hasher()
+    private var second = Hasher()
+
+    init() {
+        second.combine(0x5EED_F10B)
+    }
+
+    mutating func combine(_ value: some Hashable) {
+        first.combine(value)
+        second.combine(value)
+    }
+
+    func finalize() -> StateKey {
+        StateKey(first: first.finalize(), second: second.finalize())
     }
 }

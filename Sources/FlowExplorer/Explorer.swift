@@ -9,8 +9,8 @@ public struct ExplorationBounds: Sendable, Hashable {
     /// The most states kept.
     public var states: Int
 
-    /// Creates bounds (by default 40 inputs deep and 20 000 states).
-    public init(depth: Int = 40, states: Int = 20_000) {
+    /// Creates bounds (by default 40 inputs deep and 10 000 states: some seconds).
+    public init(depth: Int = 40, states: Int = 10_000) {
         self.depth = depth
         self.states = states
     }
@@ -35,7 +35,7 @@ public struct Explorer {
     /// The transition that first reached each state (`nil` for the start).
     var reachedBy: [Int?] = []
     var transitions: [Transition] = []
-    var index: [String: Int] = [:]
+    var index: [StateKey: Int] = [:]
     /// States not tried further: a stack growing again with the same screens (``Finding/Kind/unboundedStack``).
     var pumped: [Int: StackGrowth] = [:]
     /// Whether a bound stopped the exploration before it had tried everything.
@@ -117,13 +117,15 @@ public struct Explorer {
             for input in inputs(in: states[current]) {
                 try tryInput(input, in: current)
             }
+            states[current].engine = nil
         }
         return Exploration(explorer: self, start: startHandled)
     }
 
     private mutating func tryInput(_ input: ExplorationInput, in current: Int) throws(FlowCoreError) {
         let before = states[current]
-        var driver = SessionDriver(specification: specification, engine: before.engine)
+        guard let engine = before.engine else { return }
+        var driver = SessionDriver(specification: specification, engine: engine)
         var (effects, fate): (Effects, StepFate?)
         do {
             (effects, fate) = try driver.apply(input)
