@@ -60,40 +60,27 @@ struct LiveJourney {
                 )
             }
             for (index, move) in journey.moves.enumerated() where failure == nil {
-                let fate: String?
+                let differences: [String]
                 do {
-                    fate = try await make(move.input, presenters, inspector, &steppers, session)
-                } catch {
-                    failure = JourneyFailure(
-                        file: journey.file,
-                        line: move.line,
-                        move: index + 1,
-                        input: move.input.description,
-                        diff: ["- the move can be made", "+ \(error)"]
+                    let fate = try await make(move.input, presenters, inspector, &steppers, session)
+                    differences = move.expect.differences(
+                        fate: fate,
+                        view: try await settled(presenters, inspector, session)
                     )
-                    break
+                } catch let error as LiveJourneyError where error.isAboutTheMove {
+                    differences = ["- the move can be made", "+ \(error)"]
+                } catch let error as FlowBusError where error.code == .refused {
+                    differences = ["- the move can be made", "+ \(error)"]
+                } catch let error as LiveJourneyError {
+                    differences = ["+ \(error)"]
                 }
-                let view: SessionView
-                do {
-                    view = try await settled(presenters, inspector, session)
-                } catch {
+                if !differences.isEmpty {
                     failure = JourneyFailure(
                         file: journey.file,
                         line: move.line,
                         move: index + 1,
                         input: move.input.description,
-                        diff: ["+ \(error)"]
-                    )
-                    break
-                }
-                let diff = move.expect.differences(fate: fate, view: view)
-                if !diff.isEmpty {
-                    failure = JourneyFailure(
-                        file: journey.file,
-                        line: move.line,
-                        move: index + 1,
-                        input: move.input.description,
-                        diff: diff
+                        diff: differences
                     )
                 }
             }
@@ -250,7 +237,10 @@ struct LiveJourney {
             lastSeen =
                 "flowd holds \(heldIDs.sorted()) (visible \(reportedVisible.sorted())), the presenters draw \(drawn.sorted()) (visible \(shown.sorted()))"
             guard ContinuousClock.now < deadline else {
-                throw LiveJourneyError("flowd and the presenters did not agree within \(patience): \(lastSeen)")
+                throw LiveJourneyError(
+                    "flowd and the presenters did not agree within \(patience): \(lastSeen)",
+                    aboutTheMove: false
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -264,8 +254,11 @@ struct LiveJourney {
 /// Why a live journey could not go on.
 struct LiveJourneyError: Error, CustomStringConvertible {
     let description: String
+    /// Whether the move itself could not be made (a screen not on screen), rather than flowd not agreeing.
+    let isAboutTheMove: Bool
 
-    init(_ description: String) {
+    init(_ description: String, aboutTheMove: Bool = true) {
         self.description = description
+        isAboutTheMove = aboutTheMove
     }
 }
