@@ -76,8 +76,10 @@ struct Analysis {
 
     private func alwaysDropped() -> [Finding] {
         var tried: [String: (first: Transition, reasons: [String: Int])] = [:]
-        var accepted: Set<String> = []
+        // Accepted anywhere, from whatever sent it (a flow's one-step stepper included): not always dropped.
+        var accepted = start.acceptedSteps
         for transition in explorer.transitions {
+            accepted.formUnion(transition.acceptedSteps)
             let name: String
             switch transition.input {
             case .step(let step, _): name = step.name
@@ -106,7 +108,7 @@ struct Analysis {
             let said = reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)×" }
             return Finding(
                 .alwaysDropped,
-                .error,
+                unreachedSeverity,
                 "step \(declaration.name) is dropped wherever it comes from (\(said.joined(separator: ", "))): no flow that runs when it can come takes it",
                 at: declaration.location,
                 path: path(through: first)
@@ -152,6 +154,30 @@ struct Analysis {
             }
         }
         return findings
+    }
+
+    /// The handler, among a transition's navigations (latest first), whose actions show the screen `name` or start
+    /// the flow whose root it is.
+    private func placingHandler(of name: String, in transition: Transition) -> StepHandler? {
+        transition.handled.reversed().lazy.compactMap { self.handler($0) }.first { handler in
+            handler.actions.flatMap(\.presentations).contains { presentation in
+                presentation.isFlow
+                    ? spec.flow(named: presentation.target)?.root.name == name : presentation.target == name
+            }
+        }
+    }
+
+    /// The last handler a flow declares that ran on the way to a state (from its start when none did since).
+    private func lastHandler(onTheWayTo state: Int) -> StepHandler? {
+        var current = state
+        while let reaching = explorer.reachedBy[current] {
+            let transition = explorer.transitions[reaching]
+            if let handler = declaredHandler(in: transition) {
+                return handler
+            }
+            current = transition.from
+        }
+        return declaredHandler(in: start)
     }
 
     /// The handler of the last navigation of a transition that a flow declares (not a step it navigated to nothing).
@@ -235,19 +261,23 @@ struct Analysis {
         var findings: [Finding] = []
         for (index, transitions) in outgoing.enumerated()
         where explorer.pumped[index] == nil && explorer.depths[index] < explorer.bounds.depth {
-            // Nothing a stepper or a screen sends is taken, or changes anything: the user is stuck.
+            // Nothing a stepper or a screen sends is taken or changes anything, and nothing the user does (a tab, a
+            // back gesture) leads elsewhere: the user is stuck. (Deep links and data come from outside the app.)
             let steps = transitions.filter(\.input.isStep)
-            guard steps.allSatisfy({ $0.to == index && $0.fate?.isAccepted != true }) else { continue }
+            let gestures = transitions.filter(\.input.isGesture)
+            guard steps.allSatisfy({ $0.to == index && $0.fate?.isAccepted != true }),
+                gestures.allSatisfy({ $0.to == index })
+            else { continue }
             let label = ExploredGraph.label(of: explorer.states[index])
             guard seen.insert(label).inserted else { continue }
-            let reaching = explorer.reachedBy[index].map { explorer.transitions[$0] } ?? start
+            let location = lastHandler(onTheWayTo: index)?.location
             let sources = Set(steps.compactMap { if case .step(_, let source) = $0.input { "\(source)" } else { nil } })
             findings.append(
                 Finding(
                     .deadEnd,
                     .error,
-                    "a dead end: showing \(label), no step from any stepper or screen is taken (\(sources.isEmpty ? "no stepper or screen can send one" : sources.sorted().joined(separator: ", ") + " send only steps that are dropped"))",
-                    at: declaredHandler(in: reaching)?.location,
+                    "a dead end\(index == 0 ? " from the session's start" : ""): showing \(label), no step from any stepper or screen is taken (\(sources.isEmpty ? "no stepper or screen can send one" : sources.sorted().joined(separator: ", ") + " send only steps that are dropped")) and nothing the user does leads elsewhere",
+                    at: location,
                     path: explorer.path(to: index)
                 )
             )
@@ -318,7 +348,8 @@ struct Analysis {
                 current = transition.from
             }
             let name = signature.split(separator: " ").last.map(String.init) ?? signature
-            let location = declaredHandler(in: presenting)?.location
+            let location = (presenting.flatMap { placingHandler(of: name, in: $0) } ?? declaredHandler(in: presenting))?
+                .location
             guard seenModals.insert("\(name)|\(location.map { "\($0)" } ?? "")").inserted else { continue }
             findings.append(
                 Finding(
@@ -340,7 +371,10 @@ struct Analysis {
         var findings: [Finding] = []
         for (index, growth) in explorer.pumped.sorted(by: { $0.key < $1.key }) {
             let reaching = explorer.reachedBy[index].map { explorer.transitions[$0] }
-            let location = declaredHandler(in: reaching)?.location
+            let location =
+                (reaching.flatMap { transition in
+                    growth.screens.last.flatMap { placingHandler(of: $0, in: transition) }
+                } ?? declaredHandler(in: reaching))?.location
             // One finding for each stack (or chain of modals), with the shortest path: breadth first, the first.
             let container = growth.stack.components(separatedBy: " > ").last ?? growth.stack
             guard seen.insert(container).inserted else { continue }

@@ -55,6 +55,14 @@ public enum ExplorationInput: Sendable, Hashable, Codable, CustomStringConvertib
         if case .step = self { true } else { false }
     }
 
+    /// Whether the input is something the user does on screen (a tab selected, a screen dismissed).
+    public var isGesture: Bool {
+        switch self {
+        case .selectTab, .dismiss: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .step(let step, let source): "\(source): \(Self.text(of: step))"

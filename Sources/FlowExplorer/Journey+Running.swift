@@ -64,6 +64,15 @@ extension Journey {
         _ input: ExplorationInput,
         in driver: inout SessionDriver
     ) throws(FlowCoreError) -> (fate: String?, view: SessionView) {
+        // A step the flow file does not declare is refused before anything (flowd answers ERROR unknownStep).
+        switch input {
+        case .step(let step, _), .deepLink(let step):
+            if driver.specification.step(named: step.name) == nil, let inspection = driver.inspection {
+                return ("unknownStep", SessionView(inspection))
+            }
+        default:
+            break
+        }
         let (_, fate) = try driver.apply(input)
         _ = try driver.apply(.reportShown)
         guard let inspection = driver.inspection else {

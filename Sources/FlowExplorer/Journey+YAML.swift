@@ -36,7 +36,13 @@ extension Journey {
         do {
             node = try Yams.compose(yaml: text)
         } catch {
-            throw JourneyFileError(file: file, line: 0, message: "not YAML: \(error)")
+            // Yams says where: "4:12: error: parser: ... in line 3, column 11" (the problem first, then its context).
+            let text = "\(error)"
+            let line =
+                (text.firstMatch(of: /^(\d+):\d+:/) ?? text.firstMatch(of: /line (\d+)/)).flatMap { Int($0.output.1) }
+                ?? 0
+            let problem = text.split(separator: "\n").first.map(String.init) ?? text
+            throw JourneyFileError(file: file, line: line, message: "not YAML: \(problem)")
         }
         var reader = JourneyReader(file: file)
         guard let node else { throw reader.error(nil, "the journey is empty; it needs `do:`, a list of moves") }

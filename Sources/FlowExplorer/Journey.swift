@@ -50,7 +50,8 @@ public struct Journey: Sendable, Hashable {
 
     /// What must hold after an input; what is not given is not checked.
     public struct Expectation: Sendable, Hashable {
-        /// `accepted`, `dropped`, or a drop reason (`notVisible`, `unhandled`...).
+        /// `accepted`, `dropped`, or a drop reason (`notVisible`, `unhandled`, `invalidParameters`...), or
+        /// `unknownStep` for a step the flow file does not declare.
         public var fate: String?
         /// The screens a user sees, by name, in order.
         public var visible: [String]?
@@ -134,7 +135,10 @@ extension Journey.Expectation {
         if let fate, let seen, !Self.fate(seen, matches: fate) {
             diff += ["- fate: \(fate)", "+ fate: \(seen)"]
         } else if let fate, seen == nil {
-            diff += ["- fate: \(fate)", "+ fate: (none: not a step, or it waits for a guard)"]
+            diff += [
+                "- fate: \(fate)",
+                "+ fate: (none yet: not a step, or it waits for a guard or for the session to be ready)",
+            ]
         }
         for (name, expected, actual) in [
             ("visible", visible, view.visible), ("screens", screens, view.screens), ("flows", flows, view.flows),

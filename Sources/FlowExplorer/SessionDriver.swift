@@ -50,9 +50,18 @@ public struct SessionDriver: Sendable {
             case .screen(let reference):
                 from = .presentable(try screen(reference, in: inspection))
             }
+            // As flowd: parameters that do not fit the step's declaration drop it before any flow sees it.
+            if let problem = specification.parameterProblem(of: step) {
+                let (token, effects) = engine.refuse(step, from: from, session: session, reason: problem)
+                return (effects, effects.fate(of: token))
+            }
             let (token, effects) = engine.receive(step, from: from, session: session)
             return (effects, effects.fate(of: token))
         case .deepLink(let step):
+            if let problem = specification.parameterProblem(of: step) {
+                let (token, effects) = engine.refuse(step, from: nil, session: session, reason: problem)
+                return (effects, effects.fate(of: token))
+            }
             let (token, effects) = engine.deepLink([step], session: session)
             return (effects, effects.fate(of: token))
         case .reportShown:

@@ -10,6 +10,8 @@ struct Transition {
     let fate: StepFate?
     /// Each flow's navigation to a step: the handler that ran (flow name, step name).
     var handled: [Handled] = []
+    /// The steps accepted in the input's turn, whatever sent them (a flow's one-step stepper too).
+    var acceptedSteps: Set<String> = []
     /// The flows started.
     var started: [String] = []
     /// Steps a flow sent on its own (`end`, `forwardToParentFlow`, `forwardToCurrentFlow`) that were dropped.
@@ -68,6 +70,8 @@ struct Transition {
                 lastAny = handled
             case .flowStarted(_, let name, _, _):
                 started.append(name)
+            case .stepFate(_, let step, _, .accepted):
+                acceptedSteps.insert(step.name)
             case .stepFate(_, let step, let source, let fate) where source == nil:
                 if case .dropped(let reason) = fate {
                     droppedForwards.append(DroppedForward(step: step.name, reason: reason.code, after: handled))

@@ -104,6 +104,9 @@ struct LiveJourney {
         for stepper in steppers.values {
             await stepper.close()
         }
+        for link in deepLinks {
+            link.cancel()
+        }
         _ = try? await inspector.query("endSession", session: session)
         await inspector.close()
     }
@@ -129,8 +132,36 @@ struct LiveJourney {
 
     private let tabs = UserTabs()
 
-    /// Makes one move; the step's fate (`accepted` or the drop reason) when it is a step or a deep link.
+    /// Deep links sent and perhaps still waiting for the session to be ready.
+    private final class DeepLinks {
+        var tasks: [Task<Fate, any Error>] = []
+    }
+
+    private let sent = DeepLinks()
+    private var deepLinks: [Task<Fate, any Error>] {
+        get { sent.tasks }
+        nonmutating set { sent.tasks = newValue }
+    }
+
+    /// Makes one move; the step's fate (`accepted`, the drop reason, or the refusal of a step the flow file does not
+    /// declare or whose parameters do not fit) when it is a step or a deep link decided now.
     private func make(
+        _ input: ExplorationInput,
+        _ presenters: [PresenterClient],
+        _ inspector: InspectorClient,
+        _ steppers: inout [String: StepperClient],
+        _ session: String
+    ) async throws -> String? {
+        do {
+            return try await send(input, presenters, inspector, &steppers, session)
+        } catch let error as FlowBusError
+            where error.daemonCode == "unknownStep" || error.daemonCode == "invalidParameters"
+        {
+            return error.daemonCode
+        }
+    }
+
+    private func send(
         _ input: ExplorationInput,
         _ presenters: [PresenterClient],
         _ inspector: InspectorClient,
@@ -151,6 +182,13 @@ struct LiveJourney {
             let (presenter, id) = try screen(reference, presenters)
             return Self.code(of: try await presenter.emit(step, from: id))
         case .deepLink(let step):
+            // Before the session is ready a deep link waits for it (as in process: no fate yet), and the next moves
+            // make it so: then it is not waited for. Once ready, its fate comes in the turn.
+            let tree = try await inspector.query("tree", session: session)
+            guard tree.objectValue?["ready"] == true else {
+                deepLinks.append(Task { try await inspector.deepLink([step], session: session) })
+                return nil
+            }
             return Self.code(of: try await inspector.deepLink([step], session: session))
         case .dismiss(let reference):
             let (presenter, id) = try screen(reference, presenters)

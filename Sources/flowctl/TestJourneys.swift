@@ -17,7 +17,16 @@ struct TestJourneys: AsyncParsableCommand {
             every screen, the running flows) is compared. A journey stops at its first difference, shown as a \
             diff (- expected, + seen). Exits 1 when a journey fails or cannot be read. --junit writes a JUnit XML \
             report for CI systems. `flowd check --explore --write-journeys DIR` writes journeys that together run \
-            every handler of a flow file; the journey format is in FlowExplorer's Journey documentation.
+            every handler of a flow file.
+
+            A journey file: `journey:` (its name), `flows:` (the flow file, relative to the journey) and `do:`, a \
+            list of moves. A move is one of `step: NAME` (with `parameters:` and `from: {stepper: NAME}` or \
+            `from: {screen: NAME}`), `deepLink: NAME` (with `parameters:`), `dismiss: SCREEN` or `selectTab: \
+            SCREEN` (the user's gesture; `occurrence: N` for the Nth screen of that name), `guard: true|false` (the \
+            answer to the question that waits; in process only), `sessionData: {key: K, value: V}`; and `expect:` \
+            with any of `fate` (accepted, dropped, a drop reason, or unknownStep), `visible` (the screens a user \
+            sees, by name, containers included: [app, dashboard, wishlist, WishlistTable]), `screens` (every \
+            screen on screen, in order) and `flows` (the running flows, parents first). deploy/journeys has examples.
 
             With --live, each journey runs against the flowd the bus options reach (it must run the same flow \
             file), in a session of its own that is ended after: its steppers connect as stepper clients, the flow \
@@ -55,6 +64,9 @@ struct TestJourneys: AsyncParsableCommand {
         }
         if patience < 1 {
             throw ValidationError("--patience is at least 1 millisecond")
+        }
+        if let flows, !FileManager.default.fileExists(atPath: flows) {
+            throw ValidationError("--flows \(flows): there is no such file")
         }
     }
 
@@ -151,7 +163,7 @@ struct JourneyResult {
     /// What `flowctl test` prints for it.
     var line: String {
         guard let failure else {
-            return "ok    \(name) (\(moves) moves)"
+            return "ok    \(name) (\(moves) move\(moves == 1 ? "" : "s"))"
         }
         return "FAIL  \(name)\n"
             + failure.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)" }

@@ -47,11 +47,11 @@ struct Check: ParsableCommand {
     @Flag(help: "Explore every state a session can reach, and report what it can do wrong.")
     var explore = false
 
-    @Option(help: "With --explore: the most inputs on a path from the session's start.")
-    var depth = ExplorationBounds().depth
+    @Option(help: "With --explore: the most inputs on a path from the session's start (default: 40).")
+    var depth: Int?
 
-    @Option(help: "With --explore: the most states explored.")
-    var states = ExplorationBounds().states
+    @Option(help: "With --explore: the most states explored (default: 10 000).")
+    var states: Int?
 
     @Flag(help: "With --explore: warnings fail the check too.")
     var strict = false
@@ -66,10 +66,10 @@ struct Check: ParsableCommand {
         if format == .json && !explore {
             throw ValidationError("--format json goes with --explore")
         }
-        if writeJourneys != nil && !explore {
-            throw ValidationError("--write-journeys goes with --explore")
+        if !explore && (writeJourneys != nil || depth != nil || states != nil || strict) {
+            throw ValidationError("--depth, --states, --strict and --write-journeys go with --explore")
         }
-        if depth < 1 || states < 1 {
+        if (depth ?? 1) < 1 || (states ?? 1) < 1 {
             throw ValidationError("--depth and --states are at least 1")
         }
     }
@@ -100,7 +100,11 @@ struct Check: ParsableCommand {
     }
 
     private func explore(_ spec: FlowSpecification) throws {
-        var explorer = Explorer(spec, bounds: ExplorationBounds(depth: depth, states: states))
+        let defaults = ExplorationBounds()
+        var explorer = Explorer(
+            spec,
+            bounds: ExplorationBounds(depth: depth ?? defaults.depth, states: states ?? defaults.states)
+        )
         let exploration: Exploration
         do {
             exploration = try explorer.explore()
@@ -132,8 +136,11 @@ extension Check {
                 let path = (directory as NSString).appendingPathComponent(name + ".yaml")
                 try journey.yaml().write(toFile: path, atomically: true, encoding: .utf8)
             }
-            let handlers = Set(exploration.coverage.map(\.handler)).count
-            printError("wrote \(journeys.count) journeys to \(directory), running the \(handlers) handlers reached")
+            let reached = Set(exploration.coverage.map(\.handler)).count
+            let declared = spec.flows.reduce(0) { $0 + $1.handlers.count }
+            printError(
+                "wrote \(journeys.count) journey\(journeys.count == 1 ? "" : "s") to \(directory): together they run the \(reached) handlers reached, of the \(declared) the file declares"
+            )
         } catch {
             printError("\(directory): cannot write the journeys: \(error)")
             throw ExitCode.failure

@@ -68,8 +68,10 @@ import Testing
         let stack = flows.appendingPathComponent("stack.yaml").path
         #expect(try run(flowd, ["check", "--explore", stack]).status == 0)
         #expect(try run(flowd, ["check", "--explore", "--strict", stack]).status == 1)
-        // Bad input: JSON without --explore, bounds below 1, a file that is not there.
+        // Bad input: JSON or exploration options without --explore, bounds below 1, a file that is not there.
         #expect(try run(flowd, ["check", "--format", "json", stack]).status != 0)
+        #expect(try run(flowd, ["check", "--strict", stack]).status == 64)
+        #expect(try run(flowd, ["check", "--depth", "3", stack]).status == 64)
         #expect(try run(flowd, ["check", "--explore", "--states", "0", stack]).status != 0)
         let missing = try run(flowd, ["check", "--explore", flows.appendingPathComponent("nowhere.yaml").path])
         #expect(missing.status == 1)

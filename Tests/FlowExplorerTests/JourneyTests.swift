@@ -49,6 +49,35 @@ import Testing
         #expect(journey.run(on: spec)?.diff.last == "+ no screen MovieDetail is on screen")
     }
 
+    /// As flowd: a step the flow file does not declare is refused (`unknownStep`), one whose parameters do not fit
+    /// is dropped (`invalidParameters`); a deep link before the session is ready waits (no fate yet), and goes in
+    /// once it is.
+    @Test func undeclaredStepsBadParametersAndEarlyDeepLinksAreAsFlowdHasThem() throws {
+        let spec = try FlowSpecification.load(contentsOf: demoFlows)
+        let journey = try Journey.parse(
+            """
+            do:
+              - deepLink: movieIsPicked
+                parameters: { withId: 3 }
+              - step: dashbordIsRequired
+                from: { stepper: app }
+                expect: { fate: unknownStep }
+              - step: dashboardIsRequired
+                from: { stepper: app }
+                expect: { fate: accepted, visible: [app, dashboard, wishlist, MovieDetail] }
+              - step: castIsPicked
+                parameters: { withId: "seven" }
+                from: { screen: MovieDetail }
+                expect: { fate: invalidParameters, visible: [app, dashboard, wishlist, MovieDetail] }
+            """,
+            file: "early.yaml"
+        )
+        #expect(journey.run(on: spec) == nil)
+        var waiting = journey
+        waiting.moves[0].expect.fate = "accepted"
+        #expect(waiting.run(on: spec)?.diff.last?.hasPrefix("+ fate: (none yet") == true)
+    }
+
     @Test func aJourneyIsWrittenAsItIsRead() throws {
         let journey = try Journey.load(contentsOf: Self.journeys.appendingPathComponent("first-run.yaml").path)
         var again = try Journey.parse(journey.yaml(), file: journey.file)
@@ -63,7 +92,7 @@ import Testing
     /// an occurrence of 0, a guard that is not a boolean, expectations that are not lists.
     @Test func badJourneyFilesSayWhereAndWhy() throws {
         let cases: [(String, Int, String)] = [
-            ("do: [ {", 0, "not YAML"),
+            ("do:\n  - step: a\n    from: { stepper: app\n  - dismiss: B\n", 4, "not YAML"),
             ("journey: nothing\n", 1, "needs `do:`"),
             ("do:\n  - step: a\n    from: { stepper: app }\n    colour: blue\n", 4, "unknown key 'colour'"),
             ("do:\n  - step: a\n    deepLink: b\n", 2, "this one has step and deepLink"),
@@ -128,6 +157,10 @@ import Testing
         #expect(failed.output.contains("- visible: [app, dashboard, wishlist, MovieDetail]"))
         #expect(failed.output.contains("+ visible: [app, dashboard, wishlist, WishlistTable]"))
         #expect(try String(contentsOf: report, encoding: .utf8).contains("<failure message="))
+        // A flow file that is not there: refused before any journey runs.
+        let nowhere = try run(flowctl, ["test", "--flows", "/nowhere/flows.yaml", broken.path])
+        #expect(nowhere.status == 64)
+        #expect(nowhere.errors.contains("/nowhere/flows.yaml: there is no such file"))
         // Without a flow file: an error for that journey, said.
         let unnamed = try run(flowctl, ["test", broken.path])
         #expect(unnamed.status == 1)
