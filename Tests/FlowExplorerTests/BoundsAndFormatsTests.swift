@@ -28,7 +28,7 @@ import Testing
     @Test func theDemoFileHasNoError() throws {
         var explorer = Explorer(
             try FlowSpecification.load(contentsOf: demoFlows),
-            bounds: ExplorationBounds(states: 2_000)
+            bounds: ExplorationBounds(states: 400)
         )
         let exploration = try explorer.explore()
         #expect(exploration.failures(strict: false).map(\.message) == [])
