@@ -49,29 +49,30 @@ import Testing
         #expect(journey.run(on: spec)?.diff.last == "+ no screen MovieDetail is on screen")
     }
 
+    /// A deep link before the session is ready, an undeclared step, a step whose parameters do not fit (run in
+    /// process here, live in ``LiveJourneyTests``).
+    static let earlyMoves = """
+        do:
+          - deepLink: movieIsPicked
+            parameters: { withId: 3 }
+          - step: dashbordIsRequired
+            from: { stepper: app }
+            expect: { fate: unknownStep }
+          - step: dashboardIsRequired
+            from: { stepper: app }
+            expect: { fate: accepted, visible: [app, dashboard, wishlist, MovieDetail] }
+          - step: castIsPicked
+            parameters: { withId: "seven" }
+            from: { screen: MovieDetail }
+            expect: { fate: invalidParameters, visible: [app, dashboard, wishlist, MovieDetail] }
+        """
+
     /// As flowd: a step the flow file does not declare is refused (`unknownStep`), one whose parameters do not fit
     /// is dropped (`invalidParameters`); a deep link before the session is ready waits (no fate yet), and goes in
     /// once it is.
     @Test func undeclaredStepsBadParametersAndEarlyDeepLinksAreAsFlowdHasThem() throws {
         let spec = try FlowSpecification.load(contentsOf: demoFlows)
-        let journey = try Journey.parse(
-            """
-            do:
-              - deepLink: movieIsPicked
-                parameters: { withId: 3 }
-              - step: dashbordIsRequired
-                from: { stepper: app }
-                expect: { fate: unknownStep }
-              - step: dashboardIsRequired
-                from: { stepper: app }
-                expect: { fate: accepted, visible: [app, dashboard, wishlist, MovieDetail] }
-              - step: castIsPicked
-                parameters: { withId: "seven" }
-                from: { screen: MovieDetail }
-                expect: { fate: invalidParameters, visible: [app, dashboard, wishlist, MovieDetail] }
-            """,
-            file: "early.yaml"
-        )
+        let journey = try Journey.parse(Self.earlyMoves, file: "early.yaml")
         #expect(journey.run(on: spec) == nil)
         var waiting = journey
         waiting.moves[0].expect.fate = "accepted"

@@ -49,23 +49,11 @@ import Testing
         // declare, or whose parameters do not fit, has the same fate too.
         let early = uniqueDirectory() + "-early.yaml"
         defer { try? FileManager.default.removeItem(atPath: early) }
-        try """
-        journey: a deep link first
-        flows: \(demoFlows)
-        do:
-          - deepLink: movieIsPicked
-            parameters: { withId: 3 }
-          - step: dashbordIsRequired
-            from: { stepper: app }
-            expect: { fate: unknownStep }
-          - step: dashboardIsRequired
-            from: { stepper: app }
-            expect: { fate: accepted, visible: [app, dashboard, wishlist, MovieDetail] }
-          - step: castIsPicked
-            parameters: { withId: "seven" }
-            from: { screen: MovieDetail }
-            expect: { fate: invalidParameters, visible: [app, dashboard, wishlist, MovieDetail] }
-        """.write(toFile: early, atomically: true, encoding: .utf8)
+        try ("journey: a deep link first\nflows: \(demoFlows)\n" + JourneyTests.earlyMoves).write(
+            toFile: early,
+            atomically: true,
+            encoding: .utf8
+        )
         let waited = try run(flowctl, ["test", "--live"] + endpoints + [early])
         #expect(waited.status == 0, "\(waited.output)\(waited.errors)")
         // Each journey's session was ended after it.
