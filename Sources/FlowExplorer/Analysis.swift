@@ -14,15 +14,15 @@ struct Analysis {
         self.start = start
     }
 
-    mutating func findings() -> [Finding] {
+    func findings() -> [Finding] {
         unreachable() + alwaysDropped() + droppedForwards() + rejectedCommands() + orphanedUI() + deadEnds()
             + undismissableModals() + unboundedStacks()
     }
 
     /// A path to the state a transition was tried in, then the transition's input.
+    /// (The start, `from` -1, has no path: it is where every path begins.)
     private func path(through transition: Transition) -> [ExplorationInput] {
-        (transition.from >= 0 ? explorer.path(to: transition.from) : [])
-            + (transition.from >= 0 ? [transition.input] : [])
+        transition.from < 0 ? [] : explorer.path(to: transition.from) + [transition.input]
     }
 
     private func handler(_ handled: Transition.Handled?) -> StepHandler? {
@@ -396,12 +396,8 @@ struct Analysis {
 }
 
 extension ExploredGraph {
-    /// What a user sees in a state: the visible screens, by name ("?" after one not reported visible yet).
+    /// What a user sees in a state: the visible screens, by name (a journey's `visible`).
     static func label(of state: ExploredState) -> String {
-        let tree = state.inspection.screens
-        let shown = tree.windowRoots.keys.sorted().flatMap { tree.visiblePresentables(of: $0) }
-        return shown.compactMap { id in
-            tree[id].map { "\($0.description.name)\(state.inspection.visibility(of: id) == .visible ? "" : "?")" }
-        }.joined(separator: " > ")
+        SessionView(state.inspection).visible.joined(separator: " > ")
     }
 }

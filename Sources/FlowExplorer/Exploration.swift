@@ -27,8 +27,7 @@ public struct Exploration: Sendable {
         transitionCount = explorer.transitions.count
         isComplete = !explorer.bounded
         bounds = explorer.bounds
-        var analysis = Analysis(explorer: explorer, start: start)
-        findings = analysis.findings().sorted {
+        findings = Analysis(explorer: explorer, start: start).findings().sorted {
             ($0.severity == .error ? 0 : 1, $0.location?.line ?? 0, $0.location?.column ?? 0, $0.message)
                 < ($1.severity == .error ? 0 : 1, $1.location?.line ?? 0, $1.location?.column ?? 0, $1.message)
         }

@@ -37,11 +37,6 @@ struct ExploredState {
         key = Self.key(of: inspection, order: order)
     }
 
-    /// The screen a reference names, in this state.
-    func screen(_ reference: ScreenReference) -> PresentableID? {
-        references.first { $0.value == reference }?.key
-    }
-
     /// The screen a reference names in a screen tree: the `occurrence`th of its name, in preorder.
     static func screen(_ reference: ScreenReference, in tree: ScreenTree) -> PresentableID? {
         var seen = 0

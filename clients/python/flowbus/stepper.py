@@ -41,11 +41,9 @@ class Steps:
     """The numbering and resending of one sender's STEPs and DEEPLINKs (a stepper's, a presenter's screens', an
     inspector's injections: numbered on its connection, across the sessions they go to)."""
 
-    def __init__(self, link: Link, limit: int, session: str | None = None) -> None:
+    def __init__(self, link: Link, limit: int) -> None:
         self.link = link
         self.limit = limit
-        #: The session the steps' headers name (None: the one the client registered for).
-        self.session = session
         #: While set, steps wait unsent: a presenter registered again holds its screens' steps until it has reported
         #: its screens visible again (flowd holds them hidden until then), for a heartbeat timeout at most.
         self.held_since: float | None = None
@@ -133,7 +131,7 @@ class Steps:
         self.next_sequence += 1
         body = dict(body, sequence=sequence)
         fate: asyncio.Future[Fate] = asyncio.get_running_loop().create_future()
-        self.waiting[sequence] = _Waiting(type, body, fate, session if session is not None else self.session)
+        self.waiting[sequence] = _Waiting(type, body, fate, session)
         if self.link.registered.is_set() and self.held_since is None:
             self._send(sequence)
         return fate
