@@ -263,15 +263,22 @@ struct Analysis {
         where explorer.pumped[index] == nil && explorer.depths[index] < explorer.bounds.depth {
             // Nothing a stepper or a screen sends is taken or changes anything, and nothing the user does (a tab, a
             // back gesture) leads elsewhere: the user is stuck. (Deep links and data come from outside the app.)
+            // A reduced state was probed for that alone.
             let steps = transitions.filter(\.input.isStep)
             let gestures = transitions.filter(\.input.isGesture)
-            guard steps.allSatisfy({ $0.to == index && $0.fate?.isAccepted != true }),
-                gestures.allSatisfy({ $0.to == index })
-            else { continue }
+            if explorer.reduced[index] != nil {
+                guard explorer.stuck.contains(index) else { continue }
+            } else {
+                guard steps.allSatisfy({ $0.to == index && $0.fate?.isAccepted != true }),
+                    gestures.allSatisfy({ $0.to == index })
+                else { continue }
+            }
             let label = ExploredGraph.label(of: explorer.states[index])
             guard seen.insert(label).inserted else { continue }
             let location = lastHandler(onTheWayTo: index)?.location
-            let sources = Set(steps.compactMap { if case .step(_, let source) = $0.input { "\(source)" } else { nil } })
+            let inputs =
+                explorer.reduced[index] == nil ? steps.map(\.input) : explorer.inputs(in: explorer.states[index])
+            let sources = Set(inputs.compactMap { if case .step(_, let source) = $0 { "\(source)" } else { nil } })
             findings.append(
                 Finding(
                     .deadEnd,
@@ -305,6 +312,18 @@ struct Analysis {
             if case .dismiss = transition.input { continue }
             incoming[to].append(transition.from)
         }
+        // A reduced state can leave a modal as the first state tried with the same view of the modal's flow can.
+        var alike: [String: [Int: [Int]]] = [:]
+        for (index, views) in explorer.reduced {
+            let tree = states[index].inspection.screens
+            for id in states[index].screens where tree[id]?.placement == .modal {
+                let signature = states[index].position(of: id)
+                guard let owner = tree[id]?.description.flow, let view = views[owner],
+                    let tried = explorer.viewStates[view], modals[tried].contains(signature)
+                else { continue }
+                alike[signature, default: [:]][tried, default: []].append(index)
+            }
+        }
         var cut = [Bool](repeating: false, count: states.count)
         for transition in explorer.transitions where transition.to == nil {
             cut[transition.from] = true
@@ -325,8 +344,9 @@ struct Analysis {
                 queue.append(index)
             }
             // States a state without the modal can be reached from, by steps alone.
+            let alikeStates = alike[signature] ?? [:]
             while let index = queue.popLast() {
-                for from in incoming[index] where !canLeave[from] {
+                for from in incoming[index] + (alikeStates[index] ?? []) where !canLeave[from] {
                     canLeave[from] = true
                     queue.append(from)
                 }

@@ -30,11 +30,15 @@ extension Exploration {
             isComplete
             ? "every state reached"
             : "stopped at the bound (--depth \(bounds.depth), --states \(bounds.states)): what lies beyond was not tried"
+        let reduced =
+            reducedCount == 0
+            ? ""
+            : ", \(reducedCount) of them not tried further: each of their flows showed the same in a state tried (--exhaustive tries them)"
         return
-            "\(file): explored \(stateCount) states and \(transitionCount) inputs (\(extent)); \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            "\(file): explored \(stateCount) states and \(transitionCount) inputs (\(extent)\(reduced)); \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
     }
 
-    /// The exploration as JSON: `{"file", "states", "inputs", "complete", "bounds": {"depth", "states"},
+    /// The exploration as JSON: `{"file", "states", "inputs", "complete", "reduced", "bounds": {"depth", "states"},
     /// "findings": [{"kind", "severity", "message", "file", "line", "column", "path": [input], "cycle"}]}`; an
     /// input is written as a journey's step is (``ExplorationInput/json``).
     public func json() -> String {
@@ -60,6 +64,7 @@ extension Exploration {
             "states": .int(stateCount),
             "inputs": .int(transitionCount),
             "complete": .bool(isComplete),
+            "reduced": .int(reducedCount),
             "bounds": .object(["depth": .int(bounds.depth), "states": .int(bounds.states)]),
             "findings": .array(findings),
         ])

@@ -8,8 +8,11 @@ public struct Exploration: Sendable {
     /// The states reached, and the inputs tried.
     public let stateCount: Int
     public let transitionCount: Int
-    /// Whether every input of every state reached was tried (no bound stopped the exploration).
+    /// Whether no bound stopped the exploration: every input was tried in every state reached, but those the
+    /// reduction let be (``reducedCount``).
     public let isComplete: Bool
+    /// The states not tried further because each of their flows showed the same in a state tried (``FlowView``).
+    public let reducedCount: Int
     /// The bounds it ran with.
     public let bounds: ExplorationBounds
     /// What it found, errors first, then by place in the file.
@@ -26,6 +29,7 @@ public struct Exploration: Sendable {
         stateCount = explorer.states.count
         transitionCount = explorer.transitions.count
         isComplete = !explorer.bounded
+        reducedCount = explorer.reduced.count
         bounds = explorer.bounds
         findings = Analysis(explorer: explorer, start: start).findings().sorted {
             ($0.severity == .error ? 0 : 1, $0.location?.line ?? 0, $0.location?.column ?? 0, $0.message)

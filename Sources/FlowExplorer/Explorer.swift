@@ -40,6 +40,20 @@ public struct Explorer {
     var pumped: [Int: StackGrowth] = [:]
     /// Whether a bound stopped the exploration before it had tried everything.
     var bounded = false
+    /// Whether every combination of what the flows show is tried (without the reduction of ``FlowView``).
+    let exhaustive: Bool
+    /// The flow views met in the states tried, each with the first state that held it.
+    var viewStates: [StateKey: Int] = [:]
+    /// States not tried further because each of their flows was met in the same view before, with their flows'
+    /// views (``FlowView``).
+    var reduced: [Int: [FlowID: StateKey]] = [:]
+    /// The views of flows found stuck where they were tried (``stuckFlows(in:transitions:)``): a state holding one
+    /// is tried further even when every view in it was met, so that the other flows can get stuck too (a dead end
+    /// is every flow stuck at once).
+    var stuckViews: Set<StateKey> = []
+    /// Reduced states where no step any stepper or screen sends is taken or changes anything and nothing the user
+    /// does leads elsewhere (each was probed, input by input, until one did).
+    var stuck: Set<Int> = []
 
     /// A stack that grew by the same screens it held just below: the cycle goes on for ever.
     struct StackGrowth {
@@ -49,10 +63,16 @@ public struct Explorer {
         let since: Int
     }
 
-    /// Prepares the exploration of a flow file's sessions.
-    public init(_ specification: FlowSpecification, bounds: ExplorationBounds = ExplorationBounds()) {
+    /// Prepares the exploration of a flow file's sessions. By default a state whose every flow was met in the same
+    /// view in a state tried already is not tried further (``FlowView``); `exhaustive` tries every state.
+    public init(
+        _ specification: FlowSpecification,
+        bounds: ExplorationBounds = ExplorationBounds(),
+        exhaustive: Bool = false
+    ) {
         self.specification = specification
         self.bounds = bounds
+        self.exhaustive = exhaustive
         let step = { (name: String) in Step(name, specification.step(named: name)?.placeholderParameters ?? [:]) }
         var flowSteps: [String: [Step]] = [:]
         for flow in specification.flows {
@@ -114,8 +134,31 @@ public struct Explorer {
                 bounded = true
                 continue
             }
+            if !exhaustive {
+                let views = FlowView.keys(of: states[current])
+                if current > 0 && views.values.allSatisfy({ viewStates[$0] != nil && !stuckViews.contains($0) }) {
+                    reduced[current] = views
+                    if !isLive(current) {
+                        stuck.insert(current)
+                    }
+                    states[current].engine = nil
+                    continue
+                }
+                for view in views.values where viewStates[view] == nil {
+                    viewStates[view] = current
+                }
+            }
+            let tried = transitions.count
             for input in inputs(in: states[current]) {
                 try tryInput(input, in: current)
+            }
+            if !exhaustive {
+                let views = FlowView.keys(of: states[current])
+                for flow in stuckFlows(in: current, transitions: transitions[tried...]) {
+                    if let view = views[flow] {
+                        stuckViews.insert(view)
+                    }
+                }
             }
             states[current].engine = nil
         }
@@ -155,6 +198,72 @@ public struct Explorer {
             bounded = true
         }
         transitions.append(transition)
+    }
+
+    /// Whether some step a stepper or a screen sends in a state is taken or changes it, or something the user does
+    /// leads elsewhere: what a reduced state is probed for (a dead end is not left out by the reduction).
+    private func isLive(_ state: Int) -> Bool {
+        guard let engine = states[state].engine else { return true }
+        for input in inputs(in: states[state]) where input.isStep || input.isGesture {
+            var driver = SessionDriver(specification: specification, engine: engine)
+            var fate: StepFate?
+            do {
+                fate = try driver.apply(input).fate
+                _ = try driver.apply(.reportShown)
+            } catch {
+                continue
+            }
+            if fate?.isAccepted == true {
+                return true
+            }
+            guard let after = ExploredState(driver.engine, session: SessionDriver.session) else { continue }
+            if after.key != states[state].key {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The flows of a state that show something and where nothing happens: no step their steppers or screens send
+    /// (nor their children's) is taken or changes the state, and no gesture on their screens leads elsewhere.
+    private func stuckFlows(in state: Int, transitions: ArraySlice<Transition>) -> [FlowID] {
+        let inspection = states[state].inspection
+        let tree = inspection.screens
+        let screens = Dictionary(states[state].references.map { ($1, $0) }) { first, _ in first }
+        var live: Set<FlowID> = []
+        for transition in transitions where transition.to != state || transition.fate?.isAccepted == true {
+            switch transition.input {
+            case .step(_, .stepper(let name)):
+                live.formUnion(inspection.flows.filter { $0.stepper.stepperIDs.contains(name) }.map(\.id))
+                live.formUnion(inspection.contributions.filter { $0.stepper.stepperIDs.contains(name) }.map(\.flow))
+            case .step(_, .screen(let reference)):
+                let id = screens[reference]
+                live.formUnion(inspection.contributions.filter { $0.presentable == id }.map(\.flow))
+            case .selectTab(let reference), .dismiss(let reference):
+                if let owner = screens[reference].flatMap({ tree[$0]?.description.flow }) {
+                    live.insert(owner)
+                }
+            default:
+                break
+            }
+        }
+        var showing: Set<FlowID> = []
+        for id in states[state].screens where inspection.visibility[id] == .visible {
+            if let owner = tree[id]?.description.flow {
+                showing.insert(owner)
+            }
+        }
+        // A flow lives (and shows) through its children too: parents come before children, so children first.
+        for flow in inspection.flows.reversed() {
+            guard let parent = flow.parent else { continue }
+            if live.contains(flow.id) {
+                live.insert(parent)
+            }
+            if showing.contains(flow.id) {
+                showing.insert(parent)
+            }
+        }
+        return inspection.flows.map(\.id).filter { showing.contains($0) && !live.contains($0) }
     }
 
     @discardableResult

@@ -21,7 +21,9 @@ struct Check: ParsableCommand {
             reaches, dead ends, screens an ended flow leaves behind (orphaned UI), modals no step dismisses, steps \
             always dropped, steps a flow forwards that are dropped, commands that do not fit, and (warnings) stacks \
             that grow without bound. Exits 1 when there is an error (--strict: or a warning). --format json for \
-            tools, --format dot for the explored graph.
+            tools, --format dot for the explored graph. A state whose every flow shows what it showed in a state \
+            tried already (its own screens, their visibility, its parent's) is not tried further: what a flow does \
+            depends on that, not on a sibling tab; --exhaustive tries every combination (slower, same findings).
 
             Examples:
               flowd check deploy/flows/movies.yaml
@@ -56,6 +58,12 @@ struct Check: ParsableCommand {
     @Flag(help: "With --explore: warnings fail the check too.")
     var strict = false
 
+    @Flag(
+        help:
+            "With --explore: try every state, even one whose every flow shows what it showed in a state tried already (slower; finds the same)."
+    )
+    var exhaustive = false
+
     @Option(
         help:
             "With --explore: write journeys that together run every handler reached into this directory (`flowctl test` runs them)."
@@ -66,8 +74,8 @@ struct Check: ParsableCommand {
         if format == .json && !explore {
             throw ValidationError("--format json goes with --explore")
         }
-        if !explore && (writeJourneys != nil || depth != nil || states != nil || strict) {
-            throw ValidationError("--depth, --states, --strict and --write-journeys go with --explore")
+        if !explore && (writeJourneys != nil || depth != nil || states != nil || strict || exhaustive) {
+            throw ValidationError("--depth, --states, --strict, --exhaustive and --write-journeys go with --explore")
         }
         if (depth ?? 1) < 1 || (states ?? 1) < 1 {
             throw ValidationError("--depth and --states are at least 1")
@@ -103,7 +111,8 @@ struct Check: ParsableCommand {
         let defaults = ExplorationBounds()
         var explorer = Explorer(
             spec,
-            bounds: ExplorationBounds(depth: depth ?? defaults.depth, states: states ?? defaults.states)
+            bounds: ExplorationBounds(depth: depth ?? defaults.depth, states: states ?? defaults.states),
+            exhaustive: exhaustive
         )
         let exploration: Exploration
         do {
