@@ -389,7 +389,7 @@ struct Analysis {
     private func unboundedStacks() -> [Finding] {
         var seen: Set<String> = []
         var findings: [Finding] = []
-        for (index, growth) in explorer.pumped.sorted(by: { $0.key < $1.key }) {
+        for (index, growth) in explorer.pumped.sorted(by: { $0.key < $1.key }) where !growth.isDeclared {
             let reaching = explorer.reachedBy[index].map { explorer.transitions[$0] }
             let location =
                 (reaching.flatMap { transition in

@@ -33,7 +33,7 @@ extension Exploration {
         let reduced =
             reducedCount == 0
             ? ""
-            : ", \(reducedCount) of them not tried further: each of their flows showed the same in a state tried (--exhaustive tries them)"
+            : "; \(reducedCount) of them like states tried already, flow by flow, so not tried again (--exhaustive tries them)"
         return
             "\(file): explored \(stateCount) states and \(transitionCount) inputs (\(extent)\(reduced)); \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
     }

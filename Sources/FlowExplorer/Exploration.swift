@@ -23,6 +23,8 @@ public struct Exploration: Sendable {
     /// For each handler the exploration ran (`Flow.step`), a shortest path of inputs that runs it, and every
     /// handler that path runs on the way: what `--write-journeys` covers the handlers with.
     public let coverage: [(handler: String, path: [ExplorationInput], runs: Set<String>)]
+    /// Every handler the exploration ran (`Flow.step`), those the session's start runs included.
+    public let reachedHandlers: Set<String>
 
     init(explorer: Explorer, start: Transition) {
         file = explorer.specification.file
@@ -36,13 +38,13 @@ public struct Exploration: Sendable {
                 < ($1.severity == .error ? 0 : 1, $1.location?.line ?? 0, $1.location?.column ?? 0, $1.message)
         }
         graph = ExploredGraph(explorer)
-        coverage = Self.coverage(explorer, start: start)
+        (coverage, reachedHandlers) = Self.coverage(explorer, start: start)
     }
 
     private static func coverage(
         _ explorer: Explorer,
         start: Transition
-    ) -> [(handler: String, path: [ExplorationInput], runs: Set<String>)] {
+    ) -> ([(handler: String, path: [ExplorationInput], runs: Set<String>)], Set<String>) {
         let spec = explorer.specification
         let declared = { (handled: Transition.Handled) in
             spec.flow(named: handled.flow)?.handler(for: handled.step) != nil
@@ -63,7 +65,7 @@ public struct Exploration: Sendable {
                 result.append((name(handled), explorer.path(to: transition.from) + [transition.input], runs))
             }
         }
-        return result
+        return (result, seen)
     }
 
     /// The errors (with `strict`, the warnings too): what makes `flowd check --explore` fail.

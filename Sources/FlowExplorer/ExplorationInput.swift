@@ -30,6 +30,11 @@ public enum InputSource: Sendable, Hashable, Codable, CustomStringConvertible {
         case .screen(let screen): "screen \(screen)"
         }
     }
+
+    /// The screen's name, for a screen.
+    var screenName: String? {
+        if case .screen(let screen) = self { screen.name } else { nil }
+    }
 }
 
 /// One thing that can happen to a session from outside: what the explorer tries in every state, and what a path

@@ -61,6 +61,8 @@ public struct Explorer {
         let screens: [String]
         /// The state where the stack was shorter by the repeated screens.
         let since: Int
+        /// Whether the flow whose root holds the stack says it may grow (`mayGrow: true`): no warning.
+        var isDeclared = false
     }
 
     /// Prepares the exploration of a flow file's sessions. By default a state whose every flow was met in the same
@@ -191,7 +193,8 @@ public struct Explorer {
             transition.to = known
         } else if states.count < bounds.states {
             transition.to = add(after, depth: depths[current] + 1, reachedBy: transitions.count)
-            if let growth = growth(from: current, to: after) {
+            if let growth = growth(from: current, to: after), growsAgain(growth, after: after, by: input, from: current)
+            {
                 pumped[states.count - 1] = growth
             }
         } else {
@@ -311,25 +314,34 @@ public struct Explorer {
             }
         }
         var inputs: [ExplorationInput] = []
+        // A sender the flow file lists under `sends:` sends those steps, whether the flows it reaches take them or
+        // not (flowd drops any other); one it does not list, any step of those flows.
         for (name, flows) in steppers {
-            inputs += steps(of: flows).map { .step($0, from: .stepper(name)) }
+            let sends = specification.steps(sentByStepper: name).map { $0.map(step(named:)) }
+            inputs += (sends ?? steps(of: flows)).map { .step($0, from: .stepper(name)) }
         }
         for (screen, flows) in screens {
-            inputs += steps(of: flows).map { .step($0, from: .screen(screen)) }
+            let sends = specification.steps(sentByScreen: screen.name).map { $0.map(step(named:)) }
+            inputs += (sends ?? steps(of: flows)).map { .step($0, from: .screen(screen)) }
         }
         inputs += deepLinkSteps.map { .deepLink($0) }
         let tree = inspection.screens
         for id in state.screens {
             guard let node = tree[id], let reference = state.references[id] else { continue }
             switch node.placement {
+            // The user acts on what they see: a tab of a tab bar on screen, a modal or a stack's top that shows.
             case .tab:
-                if let parent = node.parent, tree[parent]?.items.firstIndex(of: id) != tree[parent]?.selectedTab {
+                if let parent = node.parent, tree[parent]?.items.firstIndex(of: id) != tree[parent]?.selectedTab,
+                    inspection.visibility[parent] == .visible
+                {
                     inputs.append(.selectTab(reference))
                 }
             case .modal:
-                inputs.append(.dismiss(reference))
+                if inspection.visibility[id] == .visible {
+                    inputs.append(.dismiss(reference))
+                }
             case .stackItem:
-                if let parent = node.parent, tree[parent]?.items.first != id {
+                if let parent = node.parent, tree[parent]?.items.first != id, inspection.visibility[id] == .visible {
                     inputs.append(.dismiss(reference))
                 }
             case .windowRoot, .master, .detail:
@@ -343,6 +355,11 @@ public struct Explorer {
             inputs.append(.sessionData(key: key, value: value))
         }
         return inputs
+    }
+
+    /// A step of this name with a value of each parameter's type.
+    private func step(named name: String) -> Step {
+        Step(name, specification.step(named: name)?.placeholderParameters ?? [:])
     }
 
     /// The steps of some flows, each once.
@@ -375,7 +392,7 @@ public struct Explorer {
             var container = parent
             switch node.placement {
             case .stackItem:
-                earlier = tree[parent]?.items.dropLast().first { identity($0) == identity(id) }
+                earlier = tree[parent]?.items.dropLast().last { identity($0) == identity(id) }
             case .modal:
                 // Up the chain of modals: one like it below.
                 var current: PresentableID? = parent
@@ -405,9 +422,59 @@ public struct Explorer {
             } else {
                 screens = [node.description.name]
             }
-            return StackGrowth(stack: after.position(of: container), screens: screens, since: since)
+            let owner = tree[container]?.description.flow.flatMap { id in
+                after.inspection.flows.first { $0.id == id }?.name
+            }
+            var growth = StackGrowth(stack: after.position(of: container), screens: screens, since: since)
+            growth.isDeclared = owner.flatMap { specification.flow(named: $0)?.mayGrow } ?? false
+            return growth
         }
         return nil
+    }
+
+    /// Whether the inputs that made a screen repeat on a stack (or a chain of modals), tried again from the state
+    /// they led to, put still more on screen: a stack that grows for ever, not one that a handler pops (or a
+    /// modal it dismisses) before it pushes (or presents) the same again. One that cannot be tried again is taken
+    /// as growing.
+    private func growsAgain(
+        _ growth: StackGrowth,
+        after: ExploredState,
+        by input: ExplorationInput,
+        from current: Int
+    ) -> Bool {
+        guard let engine = after.engine else { return true }
+        let cycle = path(to: current).suffix(depths[current] - depths[growth.since]) + [input]
+        var driver = SessionDriver(specification: specification, engine: engine)
+        do {
+            for input in cycle {
+                _ = try driver.apply(Self.onTop(input, in: driver))
+                _ = try driver.apply(.reportShown)
+            }
+        } catch {
+            return true
+        }
+        guard let again = ExploredState(driver.engine, session: SessionDriver.session) else { return true }
+        return again.screens.count > after.screens.count
+    }
+
+    /// An input again, from the screen of its name a user sees now: tried again, a step from a screen pushed over
+    /// another of its name comes from the one on top (references count screens from the window root down).
+    private static func onTop(_ input: ExplorationInput, in driver: SessionDriver) -> ExplorationInput {
+        guard case .step(let step, .screen(let reference)) = input, let inspection = driver.inspection else {
+            return input
+        }
+        let tree = inspection.screens
+        var occurrence = 0
+        var visible: ScreenReference?
+        for root in tree.windowRoots.entries.sorted(by: { $0.key < $1.key }) {
+            for id in tree.subtree(of: root.value) where tree[id]?.description.name == reference.name {
+                occurrence += 1
+                if inspection.visibility[id] == .visible {
+                    visible = ScreenReference(name: reference.name, occurrence: occurrence)
+                }
+            }
+        }
+        return .step(step, from: .screen(visible ?? reference))
     }
 
     /// The inputs from the start to a state, shortest first (breadth first: the first path found is a shortest).

@@ -50,8 +50,11 @@ public struct SessionDriver: Sendable {
             case .screen(let reference):
                 from = .presentable(try screen(reference, in: inspection))
             }
-            // As flowd: parameters that do not fit the step's declaration drop it before any flow sees it.
-            if let problem = specification.parameterProblem(of: step) {
+            // As flowd: parameters that do not fit the step's declaration, or a sender the flow file does not let
+            // send it, drop it before any flow sees it.
+            if let problem = specification.parameterProblem(of: step)
+                ?? specification.senderProblem(of: step, from: from, screen: source.screenName)
+            {
                 let (token, effects) = engine.refuse(step, from: from, session: session, reason: problem)
                 return (effects, effects.fate(of: token))
             }

@@ -20,7 +20,8 @@ struct Check: ParsableCommand {
             each with the flow file's line and a shortest path of inputs that shows it: handlers and flows nothing \
             reaches, dead ends, screens an ended flow leaves behind (orphaned UI), modals no step dismisses, steps \
             always dropped, steps a flow forwards that are dropped, commands that do not fit, and (warnings) stacks \
-            that grow without bound. Exits 1 when there is an error (--strict: or a warning). --format json for \
+            that grow without bound. Exits 1 when there is an error (--strict: or a warning, or a bound that \
+            stopped the exploration). --format json for \
             tools, --format dot for the explored graph. A state whose every flow shows what it showed in a state \
             tried already (its own screens, their visibility, its parent's) is not tried further: what a flow does \
             depends on that, not on a sibling tab; --exhaustive tries every combination (slower, same findings).
@@ -55,7 +56,7 @@ struct Check: ParsableCommand {
     @Option(help: "With --explore: the most states explored (default: 10 000).")
     var states: Int?
 
-    @Flag(help: "With --explore: warnings fail the check too.")
+    @Flag(help: "With --explore: warnings fail the check too, and so does a bound that stops the exploration.")
     var strict = false
 
     @Flag(
@@ -129,6 +130,10 @@ struct Check: ParsableCommand {
         case .json: print(exploration.json(), terminator: "")
         case .dot: print(exploration.dot(), terminator: "")
         }
+        if strict && !exploration.isComplete {
+            printError("\(file): --strict: the exploration stopped at a bound; raise --depth or --states")
+            throw ExitCode.failure
+        }
         if !exploration.failures(strict: strict).isEmpty {
             throw ExitCode.failure
         }
@@ -145,7 +150,7 @@ extension Check {
                 let path = (directory as NSString).appendingPathComponent(name + ".yaml")
                 try journey.yaml().write(toFile: path, atomically: true, encoding: .utf8)
             }
-            let reached = Set(exploration.coverage.map(\.handler)).count
+            let reached = exploration.reachedHandlers.count
             let declared = spec.flows.reduce(0) { $0 + $1.handlers.count }
             printError(
                 "wrote \(journeys.count) journey\(journeys.count == 1 ? "" : "s") to \(directory): together they run the \(reached) handlers reached, of the \(declared) the file declares"

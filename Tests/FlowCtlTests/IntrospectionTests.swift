@@ -24,7 +24,7 @@ import Testing
         #expect(picked.passes == false && picked.reason == "notVisible")
         #expect(picked.remedy?.contains("reported visible by its presenter") == true)
         #expect(picked.parameters == ["withId": "int"])
-        #expect(picked.actions == ["WishlistFlow: show MovieDetail(movieId: $withId)"])
+        #expect(picked.actions == ["WishlistFlow: pop to root", "WishlistFlow: show MovieDetail(movieId: $withId)"])
         // The visible movie: its steps would pass.
         let movie = try #require(report.sources.first { $0.presentable == PresentableID(7) })
         #expect(movie.visibility == .visible)
@@ -86,8 +86,9 @@ import Testing
                 "who may emit it now: screen p5 WishlistTable (--from p5) (would be dropped now: notVisible)"
             )
         )
-        // (The cast detail the movie opened is not reported visible yet.)
-        #expect(unbound.output.contains("screen p8 CastDetail (--from p8) (would be dropped now: notVisible)"))
+        // Not the cast detail the movie opened: the flow file says it sends no step (`sends:`).
+        #expect(unbound.output.contains("screen p6 WatchedCollection (--from p6)"))
+        #expect(!unbound.output.contains("CastDetail"))
         // Several times, paced.
         let repeated = try bus.flowctl(["emit", "dashboardIsRequired", "--as", "app", "--repeat", "3", "--rate", "50"])
         #expect(repeated.status == 0, "\(repeated.errors)")
@@ -114,10 +115,10 @@ import Testing
         #expect(text.output.hasPrefix("flows from \(demoFlows)\na session starts with AppFlow, stepper app\nsteps:\n"))
         #expect(text.output.contains("  movieIsPicked(withId: int)\n"))
         #expect(text.output.contains("flow WishlistFlow — root stack wishlist\n"))
-        #expect(text.output.contains("  on movieIsPicked: show MovieDetail(movieId: $withId)\n"))
+        #expect(text.output.contains("  on movieIsPicked: pop to root; show MovieDetail(movieId: $withId)\n"))
         #expect(
             text.output.contains(
-                "  on onboardingIsRequired: start OnboardingFlow as present, stepper one(introIsRequired)\n"
+                "  on onboardingIsRequired: dismiss presented; start OnboardingFlow as present, stepper one(introIsRequired)\n"
             )
         )
         let report = try JSONDecoder().decode(
@@ -144,8 +145,8 @@ import Testing
             ),
             "\(closed.output)"
         )
-        // Settings opened from the visible movie.
-        #expect(try bus.flowctl(["emit", "settingsAreRequired", "--from", "p7"]).status == 0)
+        // Settings opened by a deep link (the movie on screen has no settings button: `sends:`).
+        #expect(try bus.flowctl(["deeplink", "settingsAreRequired"]).status == 0)
         let report = try JSONDecoder().decode(
             StepsReport.self,
             from: Data(try bus.flowctl(["steps", "kiosk", "--json"]).output.utf8)
@@ -166,11 +167,33 @@ import Testing
     /// Each step `steps` tries copies the session on flowd's loop: a large session's are bounded (256), the others
     /// listed untried.
     @Test func aLargeSessionsStepsAreTriedUpToTheBound() async throws {
-        let bus = try Bus()
+        // Each `more` pushes one more item, which takes the flow's four steps of its own.
+        let flows = uniqueDirectory() + "-items.yaml"
+        defer { try? FileManager.default.removeItem(atPath: flows) }
+        try """
+        version: 1
+        session:
+          root: Main
+          stepper: { named: app }
+        steps:
+          more: {}
+          a: {}
+          b: {}
+          c: {}
+        flows:
+          Main:
+            root: { stack: main }
+            on:
+              more:
+                - show: Item
+              a: []
+              b: []
+              c: []
+        """.write(toFile: flows, atomically: true, encoding: .utf8)
+        let bus = try Bus(flows: flows)
         let app = try await StepperClient.connect(session: "big", name: "app", options: bus.options)
-        // Each onboarding presents one more flow, whose intro screen takes three steps of its own.
         for _ in 0..<100 {
-            #expect(try await app.emit("onboardingIsRequired").isAccepted)
+            #expect(try await app.emit("more").isAccepted)
         }
         let reply = try bus.flowctl(["steps", "big", "--json"])
         #expect(reply.status == 0, "\(reply.errors)")

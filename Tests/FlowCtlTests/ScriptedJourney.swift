@@ -8,10 +8,11 @@ struct Bus {
     let endpoints: [String]
     let options: ClientOptions
 
-    init() throws {
+    /// flowd running a flow file (the demo's by default).
+    init(flows: String = demoFlows) throws {
         let directory = uniqueDirectory()
         endpoints = ["--control", "ipc://\(directory)/control", "--events", "ipc://\(directory)/events"]
-        daemon = try DaemonProcess(["--flows", demoFlows] + endpoints)
+        daemon = try DaemonProcess(["--flows", flows] + endpoints)
         _ = try daemon.readyEndpoints()
         options = ClientOptions(
             endpoints: Endpoints(control: "ipc://\(directory)/control", events: "ipc://\(directory)/events")

@@ -109,6 +109,41 @@ import Testing
         #expect(fate(visible)?.accepted == true)
     }
 
+    /// The demo's flow file says what each screen sends (`sends:`): anything else from one is dropped before any
+    /// flow sees it, saying what the screen sends; the journal-free bus goes on. Tried: the intro screen sending the
+    /// API key's step, then what it does send.
+    @Test func aStepItsSenderIsNotDeclaredToSendIsDroppedSayingWhatItSends() throws {
+        var bus = try Bus()
+        _ = bus.hello(.presenter, "kiosk/main", name: "main")
+        _ = bus.hello(.stepper, "kiosk/app", name: "app")
+        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
+        let intro = try #require(
+            bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).first { $0.name == "OnboardingIntro" }?.id
+        )
+        _ = bus.send(.visibility(VisibilityReport(visibility: .visible, presentables: [intro])), from: "kiosk/main")
+        let before = bus.commands(for: "main").count
+        let fromScreen = try #require(
+            fate(
+                bus.send(
+                    .step(StepMessage(step: Step("apiKeyIsFilledIn"), sequence: 1, presentable: intro)),
+                    from: "kiosk/main"
+                )
+            )
+        )
+        #expect(fromScreen.reason == "notDeclaredForSender")
+        #expect(
+            fromScreen.explanation
+                == "the flow file says screen OnboardingIntro sends only introIsComplete, not apiKeyIsFilledIn"
+        )
+        #expect(bus.commands(for: "main").count == before)
+        #expect(bus.coordinator.counters.dropped["notDeclaredForSender"] == 1)
+        let declared = bus.send(
+            .step(StepMessage(step: Step("introIsComplete"), sequence: 2, presentable: intro)),
+            from: "kiosk/main"
+        )
+        #expect(fate(declared)?.accepted == true)
+    }
+
     @Test func aPeerActsOnlyInTheSessionItRegisteredFor() throws {
         var bus = try Bus()
         _ = bus.hello(.stepper, "kiosk/app", name: "app")

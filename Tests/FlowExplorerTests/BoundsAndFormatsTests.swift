@@ -26,15 +26,17 @@ import Testing
     }
 
     /// The demo's flow file is explored whole within the default bounds (the reduction of ``FlowView``: trying
-    /// every combination of what its flows show is more than 600 000 states), and has no error (it once dropped
-    /// `settingsAreComplete` forwarded by SettingsFlow's end: WishlistFlow now handles it).
-    @Test func theDemoFileIsExploredWholeAndHasNoError() throws {
+    /// every combination of what its flows show is more than 300 000 states), and is clean: no error and no
+    /// warning. What the explorer found in it is mended there: `settingsAreComplete`, which SettingsFlow ends with,
+    /// dropped by WishlistFlow; onboarding presented twice, dashboards piled and movies pushed on movies when the
+    /// app stepper says its first step again or a deep link comes; and what screens send is declared (`sends:`).
+    @Test func theDemoFileIsExploredWholeAndClean() throws {
         var explorer = Explorer(try FlowSpecification.load(contentsOf: demoFlows))
         let exploration = try explorer.explore()
         #expect(exploration.isComplete)
         #expect(exploration.reducedCount > 0)
         #expect(exploration.stateCount < ExplorationBounds().states)
-        #expect(exploration.failures(strict: false).map(\.message) == [])
+        #expect(exploration.findings.map(\.message) == [])
     }
 
     @Test func jsonAndDotSayTheSame() throws {
@@ -72,6 +74,12 @@ import Testing
         #expect(try run(flowd, ["check", "--explore", stack]).status == 0)
         #expect(try run(flowd, ["check", "--explore", "--strict", stack]).status == 1)
         #expect(try run(flowd, ["check", "--explore", "--exhaustive", "--strict", stack]).status == 1)
+        // --strict fails an exploration a bound stopped, even a clean one.
+        let cleanFile = flows.appendingPathComponent("clean.yaml").path
+        #expect(try run(flowd, ["check", "--explore", "--depth", "1", cleanFile]).status == 0)
+        let stopped = try run(flowd, ["check", "--explore", "--strict", "--depth", "1", cleanFile])
+        #expect(stopped.status == 1)
+        #expect(stopped.errors.contains("--strict: the exploration stopped at a bound"))
         // Bad input: JSON or exploration options without --explore, bounds below 1, a file that is not there.
         #expect(try run(flowd, ["check", "--format", "json", stack]).status != 0)
         #expect(try run(flowd, ["check", "--strict", stack]).status == 64)

@@ -36,14 +36,14 @@ import Testing
           - step: movieIsPicked
             parameters: { withId: 1 }
             from: { screen: WishlistTable }
-          - step: castIsPicked
+          - step: movieIsPicked
             parameters: { withId: 2 }
             from: { screen: WishlistTable }
             expect: { fate: accepted }
         """.write(toFile: wrong, atomically: true, encoding: .utf8)
         let failed = try run(flowctl, ["test", "--live"] + endpoints + [wrong])
         #expect(failed.status == 1)
-        #expect(failed.output.contains("move 3 (screen WishlistTable: castIsPicked {withId: 2}) differs:"))
+        #expect(failed.output.contains("move 3 (screen WishlistTable: movieIsPicked {withId: 2}) differs:"))
         #expect(failed.output.contains("+ fate: notVisible"))
         // A deep link before the session is ready waits for it, live as in process; a step the flow file does not
         // declare, or whose parameters do not fit, has the same fate too.

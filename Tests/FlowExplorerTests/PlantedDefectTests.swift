@@ -96,5 +96,76 @@ import Testing
         #expect(exploration.failures(strict: true).count == 1)
         // The state space is infinite; the repeated screen is not explored further.
         #expect(exploration.isComplete)
+        // A flow that says its stack may grow (`mayGrow: true`) is not warned about, and still explored to an end.
+        let text = try String(contentsOf: Self.flows.appendingPathComponent("stack.yaml"), encoding: .utf8)
+        let declared = text.replacingOccurrences(
+            of: "    deepLinks: none\n",
+            with: "    deepLinks: none\n    mayGrow: true\n"
+        )
+        #expect(declared != text)
+        var explorer = Explorer(try FlowSpecification.parse(declared, file: "stack.yaml"))
+        let meant = try explorer.explore()
+        #expect(meant.findings.isEmpty)
+        #expect(meant.isComplete)
+    }
+
+    /// What the screens and steppers say they send (`sends:`) is what the explorer tries: without it, List could
+    /// send `start` and push another List for ever; with it, only `cancel`'s handler is found unreachable (nothing
+    /// may send it), and `refresh`, which pops back before it pushes, is no growing stack.
+    @Test func whatTheSendersDeclareIsWhatIsTried() throws {
+        #expect(Self.summary(try Self.explore("sends.yaml")) == ["unreachableHandler error 31"])
+        let text = try String(contentsOf: Self.flows.appendingPathComponent("sends.yaml"), encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "sends:"))
+        let end = try #require(lines.firstIndex(of: "flows:"))
+        var undeclared = lines
+        undeclared.removeSubrange(start..<end)
+        var explorer = Explorer(
+            try FlowSpecification.parse(undeclared.joined(separator: "\n"), file: "undeclared.yaml")
+        )
+        let kinds = Set(try explorer.explore().findings.map(\.kind))
+        #expect(kinds.contains(.unboundedStack))
+        #expect(!kinds.contains(.unreachableHandler))
+    }
+
+    /// A button that does nothing: a screen says it sends a step that no flow it reaches takes. The explorer tries
+    /// what the screen says it sends, not only what its flows take, and finds the step always dropped.
+    @Test func aStepAScreenSaysItSendsThatNothingTakesIsAlwaysDropped() throws {
+        var explorer = Explorer(
+            try FlowSpecification.parse(
+                """
+                version: 1
+                session:
+                  root: Main
+                  stepper: { one: start }
+                steps:
+                  start: {}
+                  settle: {}
+                sends:
+                  screens:
+                    List: [settle]
+                flows:
+                  Main:
+                    root: { stack: main }
+                    deepLinks: none
+                    on:
+                      start:
+                        - show: List
+                        - start: Other
+                          as: window
+                          presenter: side
+                          stepper: none
+                  Other:
+                    root: { stack: other }
+                    deepLinks: none
+                    on:
+                      settle: []
+                """,
+                file: "button.yaml"
+            )
+        )
+        let dropped = try explorer.explore().findings.filter { $0.kind == .alwaysDropped }
+        #expect(dropped.map { $0.location?.line ?? 0 } == [7])
+        #expect(dropped.first?.message.contains("unhandled") == true)
     }
 }

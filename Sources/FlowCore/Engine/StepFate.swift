@@ -47,6 +47,9 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The step's parameters do not match what is declared for it: `parameter` is the first that does not, and
     /// `problem` says how (`must be an int, not a string`).
     case invalidParameters(step: String, parameter: String, problem: String)
+    /// The flow file lists the steps its sender sends (`sends:`), and this one is not among them: `sender` is the
+    /// screen's name or the stepper's, `sends` what the file lists for it.
+    case notDeclaredForSender(step: String, sender: String, sends: [String])
 
     /// A short code for logs, the wire and filters.
     public var code: String {
@@ -64,6 +67,7 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .sessionEnded: "sessionEnded"
         case .tooManySteps: "tooManySteps"
         case .invalidParameters: "invalidParameters"
+        case .notDeclaredForSender: "notDeclaredForSender"
         }
     }
 
@@ -84,6 +88,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
         case .sessionEnded: "the session ended before it was navigated"
         case .tooManySteps: "one event caused more navigations than allowed, so the queue was dropped"
         case .invalidParameters(let step, let parameter, let problem): "\(step)'s parameter '\(parameter)' \(problem)"
+        case .notDeclaredForSender(let step, let sender, let sends):
+            "the flow file says \(sender) sends \(sends.isEmpty ? "no step" : "only " + sends.joined(separator: ", ")), not \(step)"
         }
     }
 
@@ -116,6 +122,8 @@ public enum DropReason: Sendable, Hashable, Codable, CustomStringConvertible {
             "look for flows that forward steps to each other (or to themselves) without end"
         case .invalidParameters:
             "send the parameters declared for the step under `steps:` in the flow file, with their types"
+        case .notDeclaredForSender(let step, let sender, _):
+            "add \(step) to what \(sender) sends under `sends:` in the flow file, or send it from a sender that declares it"
         }
     }
 }

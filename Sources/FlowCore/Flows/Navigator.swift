@@ -162,13 +162,15 @@ public struct Navigator: Sendable {
         run(.pop(stack: stack, to: belowTop), presenter: screens[stack]?.presenter)
     }
 
-    /// Pops a stack (by default this flow's root) back to its first item.
+    /// Pops a stack (by default this flow's root) back to its first item; a stack that holds one item or none is
+    /// there already (as UIKit's `popToRootViewController`, nothing happens).
     public mutating func popToRoot(_ stack: PresentableID? = nil) {
         let stack = stack ?? root
-        guard let first = screens[stack]?.items.first else {
-            reject("pop", FlowCoreError(.outOfRange, "pop: the stack \(stack) is empty or not on screen"))
+        guard let items = screens[stack]?.items else {
+            reject("pop", FlowCoreError(.outOfRange, "pop: the stack \(stack) is not on screen"))
             return
         }
+        guard items.count > 1, let first = items.first else { return }
         run(.pop(stack: stack, to: first), presenter: screens[stack]?.presenter)
     }
 

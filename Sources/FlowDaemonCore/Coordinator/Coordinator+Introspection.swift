@@ -45,6 +45,7 @@ extension Coordinator {
             sources.append(
                 source(
                     .stepper(stepper),
+                    sends: setup.specification.steps(sentByStepper: stepper),
                     flows: flows,
                     names: flowNames,
                     trying: scratch,
@@ -54,15 +55,17 @@ extension Coordinator {
             )
         }
         for (presentable, flows) in screenFlows.sorted(by: { $0.key < $1.key }) {
+            let name = inspection.screens[presentable]?.description.name
             var screen = source(
                 .presentable(presentable),
+                sends: name.flatMap { setup.specification.steps(sentByScreen: $0) },
                 flows: flows,
                 names: flowNames,
                 trying: scratch,
                 session: session,
                 budget: &budget
             )
-            screen.name = inspection.screens[presentable]?.description.name
+            screen.name = name
             screen.visibility = inspection.visibility(of: presentable)
             sources.append(screen)
         }
@@ -74,9 +77,11 @@ extension Coordinator {
     /// How many steps one `steps` query tries at most; the others are listed untried.
     static let stepTrialLimit = 256
 
-    /// One source's candidates: the steps its flows handle, each tried on its own copy of `scratch`.
+    /// One source's candidates: the steps its flows handle (or, when the flow file lists what it sends, those),
+    /// each tried on its own copy of `scratch`.
     private func source(
         _ source: StepSource,
+        sends: [String]?,
         flows: [FlowID],
         names: [FlowID: String],
         trying scratch: FlowEngine,
@@ -86,8 +91,17 @@ extension Coordinator {
         let reached = Array(Set(flows)).sorted().compactMap { names[$0] }
         var candidates: [String: StepsReport.Candidate] = [:]
         var order: [String] = []
+        for name in sends ?? [] where candidates[name] == nil {
+            order.append(name)
+            candidates[name] = StepsReport.Candidate(
+                step: name,
+                parameters: setup.specification.step(named: name)?.parameterTypes ?? [:],
+                actions: []
+            )
+        }
         for flowName in reached {
-            for handler in setup.specification.flow(named: flowName)?.handlers ?? [] {
+            for handler in setup.specification.flow(named: flowName)?.handlers ?? []
+            where sends?.contains(handler.step) ?? true {
                 if candidates[handler.step] == nil {
                     order.append(handler.step)
                     candidates[handler.step] = StepsReport.Candidate(

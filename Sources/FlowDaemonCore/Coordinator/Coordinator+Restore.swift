@@ -134,6 +134,7 @@ extension Coordinator {
                 of: key,
                 sender: sender,
                 parameterProblem: setup.specification.parameterProblem(of: step)
+                    ?? setup.specification.senderProblem(of: step, from: source, screen: screenName(source, session))
             )
         case .deepLink(let key, let sequence, let path, let sender):
             acknowledgements.steppers[key, default: StepperRecord()].take(sequence)
@@ -159,6 +160,12 @@ extension Coordinator {
             ledger.used(session, at: entry.wall)
         }
         turn.messages = []
+    }
+
+    /// The name of the screen a step's source is, when it is one on screen in the session.
+    private func screenName(_ source: StepSource, _ session: SessionID) -> String? {
+        guard case .presentable(let id) = source else { return nil }
+        return engine.screens(of: session)?[id]?.description.name
     }
 
     /// After a restart: the engine's clock catches up with flowd's, every presenter is gone until it comes back (its visible screens become hidden, as for a

@@ -8,8 +8,11 @@ extension Coordinator {
     mutating func step(_ message: StepMessage, from peer: Peer, header: Header, body: [UInt8]? = nil) {
         guard let (session, key) = number(message.sequence, from: peer, header: header) else { return }
         let source: StepSource
+        var screen: String?
         if let presentable = message.presentable {
-            let shownBy = engine.screens(of: session)?[presentable]?.presenter
+            let node = engine.screens(of: session)?[presentable]
+            let shownBy = node?.presenter
+            screen = node?.description.name
             // A presenter speaks for its own screens; an inspector (flowctl emit --from) for any on screen.
             let speaksFor = peer.role == .inspector ? shownBy != nil : shownBy == PresenterID(peer.name)
             guard peer.role == .presenter || peer.role == .inspector, speaksFor else {
@@ -43,7 +46,8 @@ extension Coordinator {
             sequence: message.sequence,
             of: key,
             sender: StepSender(peer: peer.id, correlation: header.id, sentAt: header.sentAt),
-            parameterProblem: declaration?.problem(with: message.step),
+            parameterProblem: declaration?.problem(with: message.step)
+                ?? setup.specification.senderProblem(of: message.step, from: source, screen: screen),
             body: body,
             journalSender: peer.journalSender
         )
@@ -101,7 +105,7 @@ extension Coordinator {
 
     /// Gives a taken step (of a session that exists) to the engine; its fate is acknowledged when decided.
     /// `parameterProblem`: why its parameters do not match its declaration (``FlowSpecification/parameterProblem(of:)``),
-    /// `nil` when they do; `body`: the STEP's body as it came, and `journalSender` its sender's members, for its journal
+    /// or its sender does not send it (``FlowSpecification/senderProblem(of:from:screen:)``), `nil` when neither; `body`: the STEP's body as it came, and `journalSender` its sender's members, for its journal
     /// entry.
     mutating func submitStep(
         _ step: Step,

@@ -108,8 +108,12 @@ public struct OfflineReplay: Sendable {
         case .step:
             guard let step = action.step else { return (Effects(), nil) }
             let source: StepSource = action.presentable.map { .presentable($0) } ?? .stepper(action.stepper ?? "")
-            // As flowd does: parameters that do not match the flow file drop the step before any flow sees it.
-            if let problem = specification.parameterProblem(of: step) {
+            // As flowd does: parameters that do not match the flow file, or a sender the file does not let send
+            // the step, drop it before any flow sees it.
+            let screen = action.presentable.flatMap { engine.screens(of: session)?[$0]?.description.name }
+            if let problem = specification.parameterProblem(of: step)
+                ?? specification.senderProblem(of: step, from: source, screen: screen)
+            {
                 let (token, effects) = engine.refuse(step, from: source, session: session, reason: problem)
                 return (effects, token)
             }

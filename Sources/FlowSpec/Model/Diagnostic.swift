@@ -50,6 +50,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         case invalidAction
         /// The file's `version` is not one this FlowBus reads.
         case unsupportedVersion
+        /// A sender under `sends:` that no flow shows (a screen) or binds (a stepper).
+        case unknownSender
     }
 
     /// Where the problem is.

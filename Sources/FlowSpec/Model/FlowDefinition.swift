@@ -16,6 +16,9 @@ public struct FlowDefinition: Sendable {
     public let handlers: [StepHandler]
     /// Which steps of a deep link it takes (all, as in RxFlow, unless the file says otherwise).
     public var deepLinks: DeepLinkSteps = .all
+    /// Whether what its root holds may grow without bound by design (`mayGrow: true`): `flowd check --explore`
+    /// does not warn that it does.
+    public var mayGrow = false
 
     /// The handler of a step.
     public func handler(for step: String) -> StepHandler? {

@@ -13,16 +13,25 @@ public struct FlowSpecification: Sendable {
         let session: SessionSpec
         let steps: [StepDeclaration]
         let flows: [FlowDefinition]
+        let sends: SendsDeclaration
         let source: String
         let rootStepper: Stepper
         let stepIndex: [String: Int]
         let flowIndex: [String: Int]
 
-        init(file: String, session: SessionSpec, steps: [StepDeclaration], flows: [FlowDefinition], source: String) {
+        init(
+            file: String,
+            session: SessionSpec,
+            steps: [StepDeclaration],
+            flows: [FlowDefinition],
+            sends: SendsDeclaration,
+            source: String
+        ) {
             self.file = file
             self.session = session
             self.steps = steps
             self.flows = flows
+            self.sends = sends
             self.source = source
             rootStepper = session.stepper.compiled(for: .none)
             stepIndex = Dictionary(steps.enumerated().map { ($1.name, $0) }) { first, _ in first }
@@ -40,19 +49,27 @@ public struct FlowSpecification: Sendable {
     public var steps: [StepDeclaration] { content.steps }
     /// Every flow, in file order.
     public var flows: [FlowDefinition] { content.flows }
+    /// What each sender sends, where the file says so (`sends:`).
+    public var sends: SendsDeclaration { content.sends }
     /// The text it was read from: what a daemon keeps with its journal, to replay it with the same flows.
     public internal(set) var source: String {
         get { content.source }
         set {
-            content = Content(file: file, session: session, steps: steps, flows: flows, source: newValue)
+            content = Content(file: file, session: session, steps: steps, flows: flows, sends: sends, source: newValue)
         }
     }
     /// The root flow's own stepper, made once: every session shares it (made for each, it took 700 bytes of each
     /// idle session in flowd, with sixteen named steppers).
     public var rootStepper: Stepper { content.rootStepper }
 
-    init(file: String, session: SessionSpec, steps: [StepDeclaration], flows: [FlowDefinition]) {
-        content = Content(file: file, session: session, steps: steps, flows: flows, source: "")
+    init(
+        file: String,
+        session: SessionSpec,
+        steps: [StepDeclaration],
+        flows: [FlowDefinition],
+        sends: SendsDeclaration = .none
+    ) {
+        content = Content(file: file, session: session, steps: steps, flows: flows, sends: sends, source: "")
     }
 
     /// Where the flow named `name` is in ``flows`` (the first of that name).
@@ -267,6 +284,15 @@ public indirect enum StepperSpec: Sendable {
         case .one(let template): [template]
         case .composite(let steppers): steppers.flatMap(\.templates)
         case .own, .named, .default, .none: []
+        }
+    }
+
+    /// The stepper processes it listens to, by name.
+    public var stepperNames: [String] {
+        switch self {
+        case .named(let name): [name]
+        case .composite(let steppers): steppers.flatMap(\.stepperNames)
+        case .own, .one, .default, .none: []
         }
     }
 }

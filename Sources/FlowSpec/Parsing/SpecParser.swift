@@ -32,7 +32,12 @@ struct SpecParser {
             reader.report(.malformedYAML, at: nil, "the file is not YAML: \(error)")
             return nil
         }
-        guard let top = reader.entries(root, in: "the flow file", allowed: ["version", "session", "steps", "flows"])
+        guard
+            let top = reader.entries(
+                root,
+                in: "the flow file",
+                allowed: ["version", "session", "steps", "sends", "flows"]
+            )
         else {
             return nil
         }
@@ -58,10 +63,11 @@ struct SpecParser {
         if value("flows") == nil {
             reader.report(.missingKey, at: root, "the flow file needs 'flows:' with at least the root flow")
         }
+        let sends = value("sends").map { parseSends($0) } ?? .none
         guard let session else {
             return nil
         }
-        return FlowSpecification(file: reader.file, session: session, steps: steps, flows: flows)
+        return FlowSpecification(file: reader.file, session: session, steps: steps, flows: flows, sends: sends)
     }
 
     private mutating func reportYAMLError(_ error: YamlError) {
@@ -117,6 +123,37 @@ struct SpecParser {
             session.allowStepWhenDismissed = reader.bool(entry.value, "session allowStepWhenDismissed") ?? false
         }
         return session
+    }
+
+    /// `sends: { screens: { NAME: [STEP...] }, steppers: { NAME: [STEP...] } }`.
+    private mutating func parseSends(_ node: Node) -> SendsDeclaration {
+        guard let entries = reader.entries(node, in: "sends", allowed: ["screens", "steppers"]) else {
+            return .none
+        }
+        var screens: [String: SendsDeclaration.Sends] = [:]
+        var steppers: [String: SendsDeclaration.Sends] = [:]
+        for entry in entries {
+            let kind = entry.key == "screens" ? "screen" : "stepper"
+            guard let senders = reader.entries(entry.value, in: "sends \(entry.key)") else { continue }
+            for sender in senders {
+                guard reader.name(sender.keyNode, "a \(kind) name") != nil,
+                    let items = reader.items(sender.value, in: "what \(kind) '\(sender.key)' sends")
+                else { continue }
+                var steps: [(name: String, location: SourceLocation)] = []
+                for item in items {
+                    if let name = reader.name(item, "a step \(kind) '\(sender.key)' sends") {
+                        steps.append((name, reader.location(item)))
+                    }
+                }
+                let sends = SendsDeclaration.Sends(steps: steps, location: reader.location(sender.keyNode))
+                if entry.key == "screens" {
+                    screens[sender.key] = sends
+                } else {
+                    steppers[sender.key] = sends
+                }
+            }
+        }
+        return SendsDeclaration(screens: screens, steppers: steppers)
     }
 
     private mutating func parseSteps(_ node: Node) -> [StepDeclaration] {
@@ -238,7 +275,7 @@ struct SpecParser {
             let entries = reader.entries(
                 node,
                 in: context,
-                allowed: ["root", "restoreParentOnEnd", "adapt", "on", "deepLinks"]
+                allowed: ["root", "restoreParentOnEnd", "adapt", "on", "deepLinks", "mayGrow"]
             )
         else {
             return nil
@@ -275,6 +312,7 @@ struct SpecParser {
         if let deepLinks = value("deepLinks") {
             flow.deepLinks = parseDeepLinks(deepLinks, flow: name)
         }
+        flow.mayGrow = value("mayGrow").flatMap { reader.bool($0, "mayGrow") } ?? false
         return flow
     }
 

@@ -34,6 +34,65 @@ struct SpecValidator {
             check(template, handling: nil)
         }
         checkEveryStepIsHandled()
+        checkSends()
+    }
+
+    // MARK: Senders
+
+    /// Each step a sender lists is declared, listed once, and not the none step (which any sender may send).
+    private mutating func checkListed(_ sends: SendsDeclaration.Sends, _ sender: String) {
+        var listed: Set<String> = []
+        for step in sends.steps {
+            if step.name == Step.none.name {
+                report(
+                    .unknownStep,
+                    at: step.location,
+                    "'none' is not listed in what \(sender) sends: any sender may send the none step (it is dropped, never navigated)"
+                )
+            } else if !listed.insert(step.name).inserted {
+                report(
+                    .duplicateName,
+                    at: step.location,
+                    "\(step.name) is listed twice in what \(sender) sends; keep one"
+                )
+            } else {
+                checkStepUsed(step.name, at: step.location, "what \(sender) sends")
+            }
+        }
+    }
+
+    /// Every sender under `sends:` is a screen some flow shows or a stepper some flow binds, and sends declared
+    /// steps.
+    private mutating func checkSends() {
+        let screens = spec.screenNames
+        var steppers: [String] = spec.session.stepper.stepperNames
+        for flow in spec.flows {
+            for handler in flow.handlers {
+                for presentation in handler.actions.flatMap(\.presentations) {
+                    steppers += presentation.stepper.stepperNames
+                }
+            }
+        }
+        for (name, sends) in spec.sends.screens.sorted(by: { $0.key < $1.key }) {
+            if !screens.contains(name) {
+                report(
+                    .unknownSender,
+                    at: sends.location,
+                    "no flow shows a screen '\(name)'\(Suggestion.didYouMean(name, in: screens)); list under 'sends: screens:' the screens the flows show"
+                )
+            }
+            checkListed(sends, "screen '\(name)'")
+        }
+        for (name, sends) in spec.sends.steppers.sorted(by: { $0.key < $1.key }) {
+            if !steppers.contains(name) {
+                report(
+                    .unknownSender,
+                    at: sends.location,
+                    "no flow listens to a stepper '\(name)'\(Suggestion.didYouMean(name, in: steppers)); list under 'sends: steppers:' the steppers flows name (`stepper: { named: NAME }`)"
+                )
+            }
+            checkListed(sends, "stepper '\(name)'")
+        }
     }
 
     private mutating func report(_ kind: Diagnostic.Kind, at location: SourceLocation, _ message: String) {

@@ -75,7 +75,8 @@ def test_a_presenter_killed_and_started_again_comes_back_on_the_same_screens(flo
         async with await flowbus.Stepper.connect("app", "py-back", daemon.options()) as stepper:
             assert (await stepper.emit(DASHBOARD)).accepted
             assert (await stepper.emit(flowbus.Step("settingsAreRequired"))).reason in ("notVisible", "unboundStepper",
-                                                                                      "unhandled", None)
+                                                                                      "unhandled", "notDeclaredForSender",
+                                                                                      None)
 
     asyncio.run(navigate())
     before = first.wait_for("WishlistTable")
