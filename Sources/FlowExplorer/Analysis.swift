@@ -371,11 +371,21 @@ struct Analysis {
             let location = (presenting.flatMap { placingHandler(of: name, in: $0) } ?? declaredHandler(in: presenting))?
                 .location
             guard seenModals.insert("\(name)|\(location.map { "\($0)" } ?? "")").inserted else { continue }
+            // The root of a flow that ends but leaves it on screen: what is missing is the removal, not the end.
+            let ending = spec.flows.first { flow in
+                flow.root.name == name && !flow.restoresParentOnEnd
+                    && flow.handlers.contains { $0.actions.contains { if case .end = $0.kind { true } else { false } } }
+            }
+            let remedy =
+                ending.map {
+                    "\($0.name) ends, but leaves its root on screen: give \($0.name) `restoreParentOnEnd: true`, or `dismiss: presented` in the handler of the step it ends with"
+                }
+                ?? "give a flow a `dismiss: presented`, an `end` of the flow it is the root of, or a stepper for it"
             findings.append(
                 Finding(
                     .undismissableModal,
                     explorer.bounded ? .warning : .error,
-                    "the modal \(name) (\(signature)) cannot be dismissed by any step once it is shown: only the user's own gesture could; give a flow a `dismiss: presented`, an `end` of the flow it is the root of, or a stepper for it",
+                    "the modal \(name) (\(signature)) cannot be dismissed by any step once it is shown: only the user's own gesture could; \(remedy)",
                     at: location,
                     path: path
                 )

@@ -134,7 +134,11 @@ struct Check: ParsableCommand {
             printError("\(file): --strict: the exploration stopped at a bound; raise --depth or --states")
             throw ExitCode.failure
         }
-        if !exploration.failures(strict: strict).isEmpty {
+        let failures = exploration.failures(strict: strict)
+        if strict && failures.contains(where: { $0.severity == .warning }) {
+            printError("\(file): --strict: warnings fail the check")
+        }
+        if !failures.isEmpty {
             throw ExitCode.failure
         }
     }

@@ -37,6 +37,11 @@ import Testing
         )
         let orphan = try #require(exploration.findings.first { $0.kind == .orphanedUI })
         #expect(orphan.message.contains("Bye"))
+        // The modal left is Leaver's root: what is missing is its removal when Leaver ends, not an `end`.
+        let modal = try #require(exploration.findings.first { $0.kind == .undismissableModal })
+        #expect(
+            modal.message.contains("Leaver ends, but leaves its root on screen: give Leaver `restoreParentOnEnd: true`")
+        )
         #expect(orphan.path == [.step(Step("leave"), from: .stepper("app"))])
         // Replayed: Leaver is gone, its screens are not.
         var driver = try SessionDriver(

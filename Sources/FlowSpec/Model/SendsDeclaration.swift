@@ -2,8 +2,7 @@ import FlowCore
 
 /// What the flow file says each sender sends (`sends:`): a screen's own steps, by the screen's name, and a stepper
 /// process's, by its name. A sender the file does not list may send any declared step; one it lists sends only
-/// those: flowd drops any other (`notDeclaredForSender`), and `flowd check
-/// --explore` tries only those.
+/// those: flowd drops any other (`notDeclaredForSender`), and `flowd check --explore` tries exactly those.
 public struct SendsDeclaration: Sendable {
     /// The steps one sender sends, as written.
     public struct Sends: Sendable {
