@@ -61,7 +61,7 @@ enum FlowView {
                         hasher.combine(tree[parent]?.placement)
                     }
                 }
-                // Which child flow's root it holds (a tab, a pushed flow...), by place.
+                // How many items it holds (its own, or child flows' roots: a tab, a pushed flow), not what they show.
                 hasher.combine(node.items.count)
             }
             for contribution in inspection.contributions where contribution.flow == flow.id {

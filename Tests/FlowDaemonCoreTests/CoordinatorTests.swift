@@ -87,7 +87,8 @@ import Testing
         #expect(bus.coordinator.counters.stepsIn == 700)
     }
 
-    @Test func aScreensStepIsDroppedWhileHiddenThenAcceptedOnceReportedVisible() throws {
+    /// A bus whose session shows onboarding (asked for by the app stepper), and the intro screen's id.
+    private static func onboarding() throws -> (Bus, PresentableID) {
         var bus = try Bus()
         _ = bus.hello(.presenter, "kiosk/main", name: "main")
         _ = bus.hello(.stepper, "kiosk/app", name: "app")
@@ -95,6 +96,11 @@ import Testing
         let intro = try #require(
             bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).first { $0.name == "OnboardingIntro" }?.id
         )
+        return (bus, intro)
+    }
+
+    @Test func aScreensStepIsDroppedWhileHiddenThenAcceptedOnceReportedVisible() throws {
+        var (bus, intro) = try Self.onboarding()
         let hidden = bus.send(
             .step(StepMessage(step: Step("introIsComplete"), sequence: 1, presentable: intro)),
             from: "kiosk/main"
@@ -113,13 +119,7 @@ import Testing
     /// flow sees it, saying what the screen sends; the journal-free bus goes on. Tried: the intro screen sending the
     /// API key's step, then what it does send.
     @Test func aStepItsSenderIsNotDeclaredToSendIsDroppedSayingWhatItSends() throws {
-        var bus = try Bus()
-        _ = bus.hello(.presenter, "kiosk/main", name: "main")
-        _ = bus.hello(.stepper, "kiosk/app", name: "app")
-        bus.send(.step(StepMessage(step: Step("onboardingIsRequired"), sequence: 1)), from: "kiosk/app")
-        let intro = try #require(
-            bus.commands(for: "main").flatMap(\.commands).flatMap(\.placed).first { $0.name == "OnboardingIntro" }?.id
-        )
+        var (bus, intro) = try Self.onboarding()
         _ = bus.send(.visibility(VisibilityReport(visibility: .visible, presentables: [intro])), from: "kiosk/main")
         let before = bus.commands(for: "main").count
         let fromScreen = try #require(

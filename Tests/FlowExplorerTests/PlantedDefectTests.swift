@@ -112,6 +112,14 @@ import Testing
         let meant = try explorer.explore()
         #expect(meant.findings.isEmpty)
         #expect(meant.isComplete)
+        // A handler that pops back before it pushes repeats the screen on the stack once, and no more: tried again,
+        // its cycle puts nothing more on screen, so it is no growth (without that second try it was reported).
+        let popping = text.replacingOccurrences(of: "      more:\n", with: "      more:\n        - pop: root\n")
+        #expect(popping != text)
+        var bounded = Explorer(try FlowSpecification.parse(popping, file: "stack.yaml"))
+        let once = try bounded.explore()
+        #expect(once.findings.isEmpty, "\(once.findings.map(\.message))")
+        #expect(once.isComplete)
     }
 
     /// What the screens and steppers say they send (`sends:`) is what the explorer tries: without it, List could

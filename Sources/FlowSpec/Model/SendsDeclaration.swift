@@ -42,19 +42,21 @@ extension FlowSpecification {
     /// not this step. `screen`: the name of the screen a presentable source is (`nil` when it is not on screen).
     /// `nil` when the sender may send it.
     public func senderProblem(of step: Step, from source: StepSource, screen: String?) -> DropReason? {
-        guard !sends.isEmpty, !step.isNone else { return nil }
-        let sender: String
+        // On every step flowd takes: a file that lists no sender of the kind costs no lookup, and the sender's
+        // words are made only for a drop.
         let declared: [String]?
         switch source {
         case .stepper(let name):
-            sender = "stepper \(name)"
-            declared = steps(sentByStepper: name)
+            declared = sends.steppers.isEmpty ? nil : steps(sentByStepper: name)
         case .presentable:
-            guard let screen else { return nil }
-            sender = "screen \(screen)"
-            declared = steps(sentByScreen: screen)
+            declared = sends.screens.isEmpty ? nil : screen.flatMap { steps(sentByScreen: $0) }
         }
-        guard let declared, !declared.contains(step.name) else { return nil }
+        guard let declared, !step.isNone, !declared.contains(step.name) else { return nil }
+        let sender: String
+        switch source {
+        case .stepper(let name): sender = "stepper \(name)"
+        case .presentable: sender = "screen \(screen ?? "?")"
+        }
         return .notDeclaredForSender(step: step.name, sender: sender, sends: declared)
     }
 }
