@@ -22,7 +22,7 @@ import Testing
         #expect(store?.statistics.journalEntries == 3)
         #expect(store?.statistics.groups == 2)
         #expect((store?.statistics.bytes ?? 0) > 0)
-        // Held alone while open: another connection is refused.
+        // Held alone while open: another store is refused.
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file, durability: .os).load() }
         #expect(error?.code == .locked)
         store = nil
@@ -30,6 +30,55 @@ import Testing
         #expect(state.entries == [entry("a", "1"), entry("b", "2"), entry("a", "3")])
         #expect(state.metadata == ["clock": "20", "epoch": "e"])
         #expect(state.snapshots.isEmpty)
+    }
+
+    @Test func theLogIsCopiedBackBesideTheWritesAndStartsAgainFromItsBeginning() throws {
+        let file = path()
+        var store: SQLiteStore? = try SQLiteStore(path: file, durability: .os)
+        let padding = String(repeating: "x", count: 2000)
+        func write(_ groups: Range<Int>) throws {
+            for index in groups {
+                try store?.commit(group(entries: (0..<20).map { entry("s\($0)", "\(index) \(padding)") }))
+            }
+        }
+        func logSize() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: file + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        // 1 200 pages of log (20 entries of 2 KB a group): past the threshold, the checkpointer is asked.
+        try write(0..<120)
+        #expect(waitUntil { (store?.checkpoints ?? 0) >= 1 })
+        // The first checkpoint may have begun while groups were still written: a second one, with nothing written
+        // meanwhile, copies the whole log back.
+        store?.requestCheckpoint()
+        #expect(waitUntil { (store?.checkpoints ?? 0) >= 2 })
+        let size = logSize()
+        #expect(size > 0)
+        // The next groups go at the start of the log again: it does not grow (without the checkpoints it would
+        // hold all 1 600 pages, past 6 MB).
+        try write(120..<160)
+        #expect(logSize() <= size)
+        store = nil
+        let state = try SQLiteStore(path: file, durability: .os).load()
+        #expect(state.entries.count == 160 * 20)
+        #expect(state.entries.last == entry("s19", "159 \(padding)"))
+    }
+
+    @Test func underWritesThatNeverPauseTheLogStaysBounded() throws {
+        let file = path()
+        var store: SQLiteStore? = try SQLiteStore(path: file, durability: .os)
+        let padding = String(repeating: "x", count: 2000)
+        // 8 000 pages of log written without a pause (20 entries of 2 KB a group).
+        for index in 0..<400 {
+            try store?.commit(group(entries: (0..<20).map { entry("s\($0)", "\(index) \(padding)") }))
+        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: file + "-wal"))?[.size] as? NSNumber)?.intValue
+        // The bound, and the groups written while a checkpoint of it ran (a page is 4 KB and a 24-byte header).
+        let bound = Int(SQLiteCheckpointer.pagesForcingACheckpoint + 200) * (4096 + 24)
+        #expect((size ?? 0) > 0 && (size ?? 0) <= bound, "the log holds \(size ?? 0) bytes; at most \(bound)")
+        #expect((store?.checkpoints ?? 0) >= 1)
+        store = nil
+        let state = try SQLiteStore(path: file, durability: .os).load()
+        #expect(state.entries.count == 400 * 20)
     }
 
     @Test func groupsWrittenTogetherAreAppliedOneAfterTheOtherInOneTransaction() throws {

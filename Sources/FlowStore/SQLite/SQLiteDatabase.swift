@@ -2,7 +2,7 @@ internal import CSQLite
 
 /// One SQLite connection, used by one thread at a time. Statements are prepared once and kept.
 final class SQLiteDatabase {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     let path: String
 
     /// Opens (creating when missing) the database file at `path`.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The embedded store: one SQLite database file in WAL mode, written one transaction per group.
+/// The embedded store: one SQLite database file in WAL mode, written one transaction per group, its log copied back
+/// into the file by a checkpointer beside the writes (`SQLiteCheckpointer`).
 ///
 /// The file says what it is: its `application_id` is FlowBus's and its `user_version` the format version. A file
 /// that is not a database, belongs to another program or was written in a newer format is refused, never
@@ -16,6 +17,7 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
     public static let applicationID: Int64 = 0x4642_5553
 
     private let database: SQLiteDatabase
+    private let checkpointer: SQLiteCheckpointer
     private let durability: Durability
     private let begin: SQLiteStatement
     private let commitTransaction: SQLiteStatement
@@ -28,23 +30,29 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
     private var totalWriteMicroseconds = 0
     /// When the files' size was last looked up.
     private var sizeMeasured: ContinuousClock.Instant?
+    /// Keeps other stores out of the file while this one is open (released with the store, once nothing is written).
+    private let claim: SQLiteFileLock
 
     /// Opens the state file at `path`, creating it when missing.
     /// - Throws: ``StoreError`` `.corrupted`, `.foreign` or `.newerFormat` for a file flowd must not use, and
     ///   `.unavailable` when it cannot be opened.
     public init(path: String, durability: Durability) throws(StoreError) {
         try Self.createIfMissing(path)
+        claim = try SQLiteFileLock(path: path)
         database = try SQLiteDatabase(path: path)
         self.durability = durability
-        // Exclusive: flowd holds its state directory alone (flowd.lock), so SQLite need not lock the file for every
-        // transaction, and keeps the log's index in memory rather than in a shared -shm file.
-        try database.execute("PRAGMA locking_mode=EXCLUSIVE")
         try Self.check(database)
         // WAL: a writer never blocks on readers, and a commit appends to the log instead of rewriting pages.
         try database.execute("PRAGMA journal_mode=WAL")
         // NORMAL in WAL mode: a commit is written to the operating system without a flush, and the log is flushed at
         // checkpoints, so that a power loss may lose the last commits but never leaves the file inconsistent.
         try database.execute(durability == .fsync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        // The log is copied back into the file by a connection of its own, beside the writes (not in the commit that
+        // crosses SQLite's threshold): a second connection, so the log's index is shared (flowd.db-shm), and the
+        // file is locked per transaction. flowd.lock keeps other flowd processes out all the same.
+        database.waitBriefly(upTo: .seconds(1))
+        checkpointer = try SQLiteCheckpointer(path: path)
+        database.checkpoint(with: checkpointer)
         begin = try database.prepare("BEGIN IMMEDIATE")
         commitTransaction = try database.prepare("COMMIT")
         insertEntry = try database.prepare("INSERT INTO journal(session, entry) VALUES (?1, ?2)")
@@ -60,6 +68,11 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
         counts.durability = durability.rawValue
         counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
         counts.journalEntries = Int(try database.integer("SELECT count(*) FROM journal"))
+    }
+
+    deinit {
+        database.stopCheckpointing()
+        checkpointer.stop()
     }
 
     /// A new state file is made whole under another name, then renamed: a file at `path` is always one flowd
@@ -209,6 +222,16 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
         deleteEntries.bind(session, at: 1)
         try deleteEntries.run()
         counts.journalEntries -= database.changes
+    }
+
+    /// Checkpoints the checkpointer made so far (the log copied back into the file beside the writes).
+    var checkpoints: Int {
+        checkpointer.checkpoints
+    }
+
+    /// Asks the checkpointer for a checkpoint now, as a commit past the threshold does.
+    func requestCheckpoint() {
+        checkpointer.request()
     }
 
     /// What the store holds and how fast it writes; cheap enough to read after every group (the files' size is
