@@ -107,7 +107,15 @@ extension SQLiteDatabase {
             handle,
             { context, connection, _, pages in
                 if pages >= SQLiteCheckpointer.pagesForcingACheckpoint {
-                    _ = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+                    // SQLite does not wait for a checkpoint under way (the checkpointer's): this one waits its turn,
+                    // in sleeps of 50 µs, up to a second.
+                    var attempt = 0
+                    while sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+                        == SQLITE_BUSY, attempt < 20_000
+                    {
+                        usleep(50)
+                        attempt += 1
+                    }
                 } else if pages >= SQLiteCheckpointer.pagesWorthACheckpoint, let context {
                     Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().request()
                 }

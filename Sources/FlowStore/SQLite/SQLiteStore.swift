@@ -51,8 +51,6 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
         // crosses SQLite's threshold): a second connection, so the log's index is shared (flowd.db-shm), and the
         // file is locked per transaction. flowd.lock keeps other flowd processes out all the same.
         database.waitBriefly(upTo: .seconds(1))
-        checkpointer = try SQLiteCheckpointer(path: path)
-        database.checkpoint(with: checkpointer)
         begin = try database.prepare("BEGIN IMMEDIATE")
         commitTransaction = try database.prepare("COMMIT")
         insertEntry = try database.prepare("INSERT INTO journal(session, entry) VALUES (?1, ?2)")
@@ -64,6 +62,9 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
         upsertMetadata = try database.prepare(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2"
         )
+        // Last: from here on a failure ends the store through its deinit, which stops the checkpointer's thread.
+        checkpointer = try SQLiteCheckpointer(path: path)
+        database.checkpoint(with: checkpointer)
         counts.location = path
         counts.durability = durability.rawValue
         counts.snapshots = Int(try database.integer("SELECT count(*) FROM sessions"))
