@@ -40,8 +40,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         database = try SQLiteDatabase(path: path)
         // The checkpoint flushes the log, then the database file, before the log may start again.
         try database.execute("PRAGMA synchronous=NORMAL")
-        // The commit under way is waited for, in short sleeps.
-        database.waitBriefly(upTo: .seconds(1))
+        // RESTART waits for the commit under way, and for readers to leave the log (another program reading the
+        // file), holding the writes meanwhile: a short while only. Past it the log goes on growing, up to its bound.
+        database.waitBriefly(upTo: .milliseconds(20))
         let thread = Thread { [self] in run() }
         thread.name = "flowd-checkpoint"
         thread.start()
@@ -108,9 +109,10 @@ extension SQLiteDatabase {
             { context, connection, _, pages in
                 if pages >= SQLiteCheckpointer.pagesForcingACheckpoint {
                     // SQLite does not wait for a checkpoint under way (the checkpointer's): this one waits its turn,
-                    // in sleeps of 50 µs, up to a second.
+                    // in sleeps of 50 µs, up to a second. Passive: it never waits for a reader (a program reading the
+                    // file), which would hold the writes as long as it reads.
                     var attempt = 0
-                    while sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+                    while sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
                         == SQLITE_BUSY, attempt < 20_000
                     {
                         usleep(50)
