@@ -46,7 +46,7 @@ import Testing
 
         /// A coordinator restored from what was written.
         func restored() throws -> (Coordinator, RestoreSummary) {
-            // The same connection: flowd holds its file alone (SQLite's exclusive locking).
+            // The same store: it holds its file alone (a second store is refused).
             try Coordinator.restoring(
                 try store.load(),
                 specification: bus.specification,
