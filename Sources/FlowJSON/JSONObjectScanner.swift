@@ -5,14 +5,16 @@
 /// text that is not JSON — ends the scan with `false`; the caller then reads the text the general way, which says
 /// precisely what is wrong. Depth is limited as ``JSONValue/init(parsing:maximumDepth:)`` limits it.
 public struct JSONObjectScanner {
-    private var parser: JSONTextParser
+    @usableFromInline var parser: JSONTextParser
 
-    private init(parser: JSONTextParser) {
+    @usableFromInline
+    init(parser: JSONTextParser) {
         self.parser = parser
     }
 
     /// Scans the one object `text` holds: `member` gets each member's key and the scanner at its value, which it
     /// reads (or skips) before returning `true`. Returns whether the text was one object, every member read.
+    @inlinable
     public static func scan(
         _ text: [UInt8],
         maximumDepth: Int,
@@ -29,6 +31,7 @@ public struct JSONObjectScanner {
     }
 
     /// Reads the object at the scanner's position member by member (see ``scan(_:maximumDepth:_:)``).
+    @inlinable
     public mutating func members(_ member: (JSONKey, inout JSONObjectScanner) -> Bool) -> Bool {
         items(opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}")) { scanner in
             guard let key = scanner.plainKey() else { return false }
@@ -42,13 +45,15 @@ public struct JSONObjectScanner {
 
     /// Reads the array at the scanner's position element by element: `element` gets the scanner at each element,
     /// which it reads before returning `true`. Returns whether it was an array, every element read.
+    @inlinable
     public mutating func elements(_ element: (inout JSONObjectScanner) -> Bool) -> Bool {
         items(opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), element)
     }
 
     /// Reads a container's items between its brackets, commas between them, one nesting level deeper: `item` reads
     /// each (an object's key, colon and value; an array's element). Returns whether every item was read.
-    private mutating func items(
+    @inlinable
+    mutating func items(
         opening: UInt8,
         closing: UInt8,
         _ item: (inout JSONObjectScanner) -> Bool
@@ -76,7 +81,8 @@ public struct JSONObjectScanner {
     }
 
     /// A key without escapes, as its bytes (an escaped one ends the scan: the general reader takes it).
-    private mutating func plainKey() -> JSONKey? {
+    @inlinable
+    mutating func plainKey() -> JSONKey? {
         guard parser.peek(UInt8(ascii: "\"")) else { return nil }
         let start = parser.position + 1
         var end = start
@@ -93,6 +99,7 @@ public struct JSONObjectScanner {
     }
 
     /// A whole number without fraction or exponent that fits an `Int`.
+    @inlinable
     public mutating func integer() -> Int? {
         guard case .int(let value)? = try? parser.number() else { return nil }
         return value
@@ -117,6 +124,7 @@ public struct JSONObjectScanner {
     }
 
     /// A string.
+    @inlinable
     public mutating func string() -> String? {
         guard parser.peek(UInt8(ascii: "\"")) else { return nil }
         return try? parser.string()
@@ -136,9 +144,16 @@ public struct JSONObjectScanner {
 
 /// A member's key as ``JSONObjectScanner`` reads it: its bytes, valid during the call that gets it.
 public struct JSONKey {
-    let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
 
-    /// Whether the key is `name`.
+    @usableFromInline
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Whether the key is `name`. Inlined where it is called: with `name` a literal, a key of another length is
+    /// told apart by one comparison (a reader asks each key of a message against every key it knows).
+    @inlinable
     public func matches(_ name: StaticString) -> Bool {
         guard name.utf8CodeUnitCount == bytes.count else { return false }
         let expected = name.utf8Start

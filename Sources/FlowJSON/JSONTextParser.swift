@@ -4,15 +4,17 @@
 /// Whole numbers that fit an `Int` become `.int`, other numbers `.double`. Strings must be valid UTF-8 and
 /// escapes complete (a lone surrogate is refused). A repeated object key keeps its last value. Nesting deeper
 /// than ``maximumDepth`` is refused, so a hostile message cannot exhaust the stack.
+@usableFromInline
 struct JSONTextParser {
     /// How deep arrays and objects may nest, unless the caller says less.
-    static let maximumDepth = 512
+    @usableFromInline static let maximumDepth = 512
 
-    let text: UnsafeBufferPointer<UInt8>
+    @usableFromInline let text: UnsafeBufferPointer<UInt8>
     private let depthLimit: Int
-    var position = 0
-    var depth = 0
+    @usableFromInline var position = 0
+    @usableFromInline var depth = 0
 
+    @usableFromInline
     init(text: UnsafeBufferPointer<UInt8>, depthLimit: Int) {
         self.text = text
         self.depthLimit = depthLimit
@@ -34,6 +36,7 @@ struct JSONTextParser {
         return value
     }
 
+    @usableFromInline
     mutating func value() throws(JSONSyntaxError) -> JSONValue {
         guard position < text.count else {
             throw failure("the text ends where a value should be")
@@ -115,6 +118,7 @@ struct JSONTextParser {
     }
 
     /// A string from its opening quote to past its closing one.
+    @usableFromInline
     mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
         let start = position
@@ -230,6 +234,7 @@ struct JSONTextParser {
         return value
     }
 
+    @usableFromInline
     mutating func number() throws(JSONSyntaxError) -> JSONValue {
         let start = position
         let negative = peek(UInt8(ascii: "-"))
@@ -298,6 +303,7 @@ struct JSONTextParser {
         position += expected.count
     }
 
+    @usableFromInline
     mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= depthLimit else {
@@ -312,6 +318,7 @@ struct JSONTextParser {
         position += 1
     }
 
+    @inlinable
     func peek(_ byte: UInt8) -> Bool {
         position < text.count && text[position] == byte
     }
@@ -324,6 +331,7 @@ struct JSONTextParser {
         while peekDigit() { position += 1 }
     }
 
+    @inlinable
     mutating func skipWhitespace() {
         while position < text.count {
             switch text[position] {

@@ -20,7 +20,7 @@ public final class PresenterClient: Sendable {
 
     /// What to show, in order: a rebuild first, then navigations (and a rebuild again after each resync). Read
     /// it from one task; it ends when the client is closed.
-    public let updates: AsyncStream<PresenterUpdate>
+    public let updates: PresenterUpdates
 
     /// The connection id flowd knows this client by.
     public var id: String { connection.setup.id }
@@ -34,7 +34,7 @@ public final class PresenterClient: Sendable {
         connection.screens.withLock { $0 }
     }
 
-    private init(_ connection: BusConnection, updates: AsyncStream<PresenterUpdate>) {
+    private init(_ connection: BusConnection, updates: PresenterUpdates) {
         self.connection = connection
         self.updates = updates
     }
@@ -52,9 +52,9 @@ public final class PresenterClient: Sendable {
         options: ClientOptions = ClientOptions()
     ) async throws(FlowBusError) -> PresenterClient {
         let setup = try ConnectionSetup(options: options, role: .presenter, name: name, session: session)
-        let (updates, continuation) = AsyncStream.makeStream(of: PresenterUpdate.self)
-        let connection = try await BusConnection.open(setup, updates: continuation)
-        return PresenterClient(connection, updates: updates)
+        let queue = UpdateQueue()
+        let connection = try await BusConnection.open(setup, updates: queue)
+        return PresenterClient(connection, updates: PresenterUpdates(queue: queue))
     }
 
     /// Reports screens as visible, hidden or dismissed.

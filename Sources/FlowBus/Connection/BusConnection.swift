@@ -11,7 +11,7 @@ final class BusConnection: Sendable {
     let setup: ConnectionSetup
     let wakeup: WakePipe
     /// The presenter's updates, when the connection is a presenter's.
-    let updates: AsyncStream<PresenterUpdate>.Continuation?
+    let updates: UpdateQueue?
     /// The guard questions, when the connection is a guard's.
     let questions: AsyncStream<GuardClient.Question>.Continuation?
     /// The screens as the presenter's stream last described them.
@@ -27,7 +27,7 @@ final class BusConnection: Sendable {
 
     private init(
         setup: ConnectionSetup,
-        updates: AsyncStream<PresenterUpdate>.Continuation?,
+        updates: UpdateQueue?,
         questions: AsyncStream<GuardClient.Question>.Continuation?
     ) throws(FlowBusError) {
         self.setup = setup
@@ -45,7 +45,7 @@ final class BusConnection: Sendable {
     ///   `refused` when it refuses the HELLO, `invalidOptions` when an endpoint or key is unusable.
     static func open(
         _ setup: ConnectionSetup,
-        updates: AsyncStream<PresenterUpdate>.Continuation? = nil,
+        updates: UpdateQueue? = nil,
         questions: AsyncStream<GuardClient.Question>.Continuation? = nil
     ) async throws(FlowBusError) -> BusConnection {
         let connection = try BusConnection(setup: setup, updates: updates, questions: questions)

@@ -136,7 +136,7 @@ final class ConnectionLoop {
             connection.welcome.withLock { $0 = welcome }
         case .present(let update):
             connection.screens.withLock { $0 = update.screens }
-            connection.updates?.yield(update)
+            connection.updates?.add(update)
         case .publishScreens(let screens):
             connection.screens.withLock { $0 = screens }
         case .question(let question):

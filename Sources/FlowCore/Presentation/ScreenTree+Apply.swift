@@ -179,13 +179,15 @@ extension ScreenTree {
     private mutating func remove(_ id: PresentableID, into removed: inout [PresentableID]) {
         let start = removed.count
         appendSubtree(of: id, to: &removed)
-        guard let node = nodes[id] else {
+        guard let index = nodes.index(forKey: id) else {
             return
         }
+        // Only where the node is placed is read (a copy of the whole node was made and destroyed).
+        let (parent, placement) = nodes.read(at: index) { ($0.parent, $0.placement) }
         // The parent is changed in place (a copy of its node, written back, hashed its id twice and copied its
         // description).
-        if let parentID = node.parent, nodes[parentID] != nil {
-            switch node.placement {
+        if let parentID = parent, nodes.index(forKey: parentID) != nil {
+            switch placement {
             case .stackItem:
                 changeNode(parentID) { node in node.items.removeAll { $0 == id } }
             case .tab:
@@ -199,8 +201,8 @@ extension ScreenTree {
             case .windowRoot:
                 break
             }
-        } else if node.placement == .windowRoot {
-            windowRoots[node.presenter] = nil
+        } else if placement == .windowRoot {
+            windowRoots[nodes.read(at: index) { $0.presenter }] = nil
         }
         for removedID in removed[start...] {
             nodes[removedID] = nil

@@ -27,14 +27,18 @@ public struct ScreenTree: Sendable, Hashable, Codable {
 
     /// ``subtree(of:)`` appended to `result`, in the order of ``ScreenNode/children``, with no array made per node.
     func appendSubtree(of id: PresentableID, to result: inout [PresentableID]) {
-        guard let node = nodes[id] else { return }
+        guard let index = nodes.index(forKey: id) else { return }
         result.append(id)
-        for item in node.items {
-            appendSubtree(of: item, to: &result)
+        // The node read where it is: a copy of it (its description, parameters and items) was made and destroyed
+        // for each presentable removed.
+        nodes.read(at: index) { node in
+            for item in node.items {
+                appendSubtree(of: item, to: &result)
+            }
+            if let master = node.master { appendSubtree(of: master, to: &result) }
+            if let detail = node.detail { appendSubtree(of: detail, to: &result) }
+            if let presented = node.presented { appendSubtree(of: presented, to: &result) }
         }
-        if let master = node.master { appendSubtree(of: master, to: &result) }
-        if let detail = node.detail { appendSubtree(of: detail, to: &result) }
-        if let presented = node.presented { appendSubtree(of: presented, to: &result) }
     }
 
     /// Every presentable a presenter shows, depth first from its window root.

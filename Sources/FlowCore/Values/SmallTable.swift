@@ -130,6 +130,13 @@ public struct SmallTable<Key: Hashable & Comparable, Value> {
         storage.withUnsafeBufferPointer { $0[index].value }
     }
 
+    /// Reads the value at `index` (from ``index(forKey:)``) where it is kept, nothing of it copied but what `body`
+    /// takes (the subscript by key copies the whole value out: a node's description, its lists).
+    @inlinable
+    public func read<Result>(at index: Int, _ body: (borrowing Value) -> Result) -> Result {
+        storage.withUnsafeBufferPointer { body($0[index].value) }
+    }
+
     /// Reads or changes the value at `index` (from ``index(forKey:)``) where it is kept: the subscript by key
     /// copies it out (and back).
     @inlinable

@@ -81,12 +81,14 @@ struct PeerRegistry: Sendable {
     /// getter would copy the peer.
     mutating func hear(_ id: String, now: Int64, resolution: Int64) -> (peer: Peer, activeSession: SessionID?)? {
         guard let index = peers.index(forKey: id) else { return nil }
-        peers.values[index].lastHeard = now
-        var active: SessionID?
-        if let session = peers.values[index].session, now - peers.values[index].activityNoted >= resolution {
-            peers.values[index].activityNoted = now
-            active = session
+        // Changed in place, and copied out once: each read of `peers.values[index]` copied the whole peer.
+        func noteHeard(_ peer: inout Peer) -> SessionID? {
+            peer.lastHeard = now
+            guard let session = peer.session, now - peer.activityNoted >= resolution else { return nil }
+            peer.activityNoted = now
+            return session
         }
+        let active = noteHeard(&peers.values[index])
         return (peers.values[index], active)
     }
 

@@ -15,11 +15,15 @@ extension ClientStateMachine {
         var waiting: [UInt64: WaitingAnswer] = [:]
         var unsent: [WaitingAnswer] = []
 
-        /// The first deadline of all.
+        /// The first deadline of all. Read on every turn of the connection's loop: the two lists are walked where
+        /// they are (joining them with `+` made an array on every turn, most often of nothing).
         var nextDeadline: Instant? {
             var first: Instant?
-            for deadline in waiting.values.lazy.map(\.deadline) + unsent.lazy.map(\.deadline) {
-                first = min(first ?? deadline, deadline)
+            for answer in waiting.values {
+                first = min(first ?? answer.deadline, answer.deadline)
+            }
+            for answer in unsent {
+                first = min(first ?? answer.deadline, answer.deadline)
             }
             return first
         }
