@@ -47,9 +47,10 @@ struct ControlConnections {
     /// A message came in on the connection `descriptor` (known only once its monitor said it was accepted: a
     /// descriptor never seen may be one libzmq has closed and the system given to something else).
     mutating func heard(_ descriptor: Int32?, now: Int64) {
-        guard let descriptor, connections[descriptor] != nil else { return }
-        connections[descriptor]?.heard = now
-        connections[descriptor]?.spoke = true
+        // Found once and changed where it is (called for every message: three lookups were made).
+        guard let descriptor, let index = connections.index(forKey: descriptor) else { return }
+        connections.values[index].heard = now
+        connections.values[index].spoke = true
     }
 
     /// Cuts the connection `descriptor` after ``answerTime`` (see ``cutDue(now:)``), so that what flowd answered it

@@ -26,7 +26,7 @@ public struct SpecFlow: Flow {
     public var restoresParentOnEnd: Bool { definition.restoresParentOnEnd }
 
     public func adapt(step: Step, context: AdaptContext) -> Adaptation {
-        guard let rule = definition.adaptRules.first(where: { $0.step == step.name }) else {
+        guard let rule = specification.flows[index].adaptRules.first(where: { $0.step == step.name }) else {
             return .step(step)
         }
         let otherwise = rule.otherwise.map { $0.bound(to: step) } ?? .none
@@ -53,24 +53,39 @@ public struct SpecFlow: Flow {
 
     /// A flow file's flow declares the steps it has a handler for (`three: []` included).
     public func declares(_ step: Step) -> Bool {
-        definition.handler(for: step.name) != nil
+        // Looked for where the specification keeps it (the definition and the handler copied cost more than the
+        // search).
+        specification.flows[index].handlers.contains { $0.step == step.name }
     }
 
     public func navigate(to step: Step, with navigator: inout Navigator) -> FlowContributors {
-        guard let handler = definition.handler(for: step.name) else {
+        // The handler's actions, read where the specification keeps them: the flow's definition and the handler
+        // were copied whole to find them, and each action again to look at it.
+        let handlers = specification.flows[index].handlers
+        guard let handler = handlers.firstIndex(where: { $0.step == step.name }) else {
             return .none
         }
-        var contributors: [FlowContributor] = []
-        for action in handler.actions {
-            switch action.kind {
+        let actions = handlers[handler].actions
+        // Most steps contribute once: a list is made for a second contribution only.
+        var first: FlowContributor?
+        var more: [FlowContributor] = []
+        func contribute(_ contributor: FlowContributor) {
+            if first == nil {
+                first = contributor
+            } else {
+                more.append(contributor)
+            }
+        }
+        for position in actions.indices {
+            switch actions[position].kind {
             case .show(let presentation), .start(let presentation):
                 let (presentable, contributor) = make(presentation, for: step, with: &navigator)
                 place(presentable, presentation, with: &navigator)
-                if let contributor { contributors.append(contributor) }
+                if let contributor { contribute(contributor) }
             case .tabs(let tabs, let selected):
                 let made = tabs.map { make($0, for: step, with: &navigator) }
                 navigator.setTabs(made.map(\.0), selected: selected)
-                contributors += made.compactMap(\.1)
+                for contributor in made.compactMap(\.1) { contribute(contributor) }
             case .dismiss(.presented):
                 navigator.dismissPresented()
             case .dismiss(.root):
@@ -82,18 +97,15 @@ public struct SpecFlow: Flow {
             case .selectTab(let index):
                 navigator.selectTab(index)
             case .forwardToCurrentFlow(let template):
-                contributors.append(.forwardToCurrentFlow(template.bound(to: step)))
+                contribute(.forwardToCurrentFlow(template.bound(to: step)))
             case .forwardToParentFlow(let template):
-                contributors.append(.forwardToParentFlow(template.bound(to: step)))
+                contribute(.forwardToParentFlow(template.bound(to: step)))
             case .end(let template):
                 return .end(forwardToParentFlowWithStep: template.bound(to: step))
             }
         }
-        switch contributors.count {
-        case 0: return .none
-        case 1: return .one(contributors[0])
-        default: return .multiple(contributors)
-        }
+        guard let first else { return .none }
+        return more.isEmpty ? .one(first) : .multiple([first] + more)
     }
 
     /// Makes the screen or the child flow, and its contribution (none for `contribute: false`).
