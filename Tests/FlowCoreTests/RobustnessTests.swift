@@ -73,6 +73,39 @@ import Testing
         #expect(engine.inspect("s")?.contributions.count == 1)
     }
 
+    /// The session lets its oldest ended bindings go a batch at a time; one beyond `endedMemory` explains no step even
+    /// while it is still kept (the engine keeps up to twice as many between batches).
+    @Test func anEndedBindingBeyondTheMemoryExplainsNoStep() throws {
+        var options = EngineOptions()
+        options.endedMemory = 4
+        var engine = FlowEngine(options: options)
+        let pushing = ScriptedFlow("Push") { step, navigator in
+            if step.name == "back" {
+                navigator.pop()
+                return .none
+            }
+            let screen = navigator.makeScreen("Detail")
+            navigator.push(screen)
+            let stepper = Stepper.named("s\(step.parameters["n"]?.intValue ?? 0)")
+            return .one(.contribute(screen, stepper: stepper, allowStepWhenNotPresented: true))
+        }
+        _ = try engine.startSession("s", root: pushing, stepper: .composite([.one(.home), .named("app")]))
+        // Six bindings end, one after another: s1 first, s6 last.
+        for n in 1...6 {
+            _ = engine.receive(Step("open", ["n": .int(n)]), from: .stepper("app"), session: "s")
+            _ = engine.receive(Step("back"), from: .stepper("app"), session: "s")
+        }
+        let forgotten = engine.receive(Step("open", ["n": 9]), from: .stepper("s1"), session: "s")
+        #expect(forgotten.effects.fate(of: forgotten.token) == .dropped(.unboundStepper))
+        let remembered = engine.receive(Step("open", ["n": 9]), from: .stepper("s6"), session: "s")
+        guard case .dropped(.dismissed)? = remembered.effects.fate(of: remembered.token) else {
+            Issue.record(
+                "s6's ended binding should explain its step: \(String(describing: remembered.effects.fate(of: remembered.token)))"
+            )
+            return
+        }
+    }
+
     @Test func rememberedEndedBindingsAreBounded() throws {
         var options = EngineOptions()
         options.endedMemory = 4

@@ -227,7 +227,12 @@ public struct FlowEngine: Sendable {
         guard let session = sessions[id]?.session else {
             throw FlowCoreError(.unknownSession, "session \(id) does not exist")
         }
-        return SessionSnapshot(state: session.state)
+        var state = session.state
+        // The ended bindings the session remembers: it lets older ones go in batches (see `remember`).
+        if state.ended.count > options.endedMemory {
+            state.ended.removeFirst(state.ended.count - options.endedMemory)
+        }
+        return SessionSnapshot(state: state)
     }
 
     /// Restores a session from a snapshot, remaking its flows with the registry. The session then behaves

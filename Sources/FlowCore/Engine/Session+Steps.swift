@@ -64,7 +64,9 @@ extension Session {
         swap(&queue, &state.queue)
         guard targets > 0 else {
             // Why it reaches no flow: a contribution it cannot reach now, else the latest ended binding it was for.
-            let ended = state.ended.last { $0.stepper.listens(to: source, presentable: $0.presentable) }
+            let ended = state.ended.suffix(options.endedMemory).last {
+                $0.stepper.listens(to: source, presentable: $0.presentable)
+            }
             decide(token, step: step, source: source, fate: .dropped(reasons.first ?? ended?.reason ?? .unboundStepper))
             return token
         }

@@ -91,7 +91,10 @@ extension Session {
             return
         }
         state.ended.append(EndedBinding(stepper: stepper, presentable: presentable, reason: reason))
-        if state.ended.count > options.endedMemory {
+        // The last `endedMemory` are what the session remembers (steps look only at those, a snapshot keeps only
+        // those); the older ones go a batch at a time, as twice as many are there: letting the oldest go on every
+        // step moved all the others down each time.
+        if state.ended.count > 2 * options.endedMemory {
             state.ended.removeFirst(state.ended.count - options.endedMemory)
         }
     }
