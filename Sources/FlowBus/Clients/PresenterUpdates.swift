@@ -8,7 +8,9 @@ import Synchronization
 /// a queue of its own rather than an `AsyncStream`: the stream's general code looked its element's type up at run
 /// time and moved its whole backlog on each read, a quarter of a busy presenter's processor time.
 public struct PresenterUpdates: AsyncSequence, Sendable {
+    /// An update: a rebuild, or one navigation.
     public typealias Element = PresenterUpdate
+    /// Reading never fails: the sequence ends.
     public typealias Failure = Never
 
     let queue: UpdateQueue
@@ -28,6 +30,7 @@ public struct PresenterUpdates: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the updates (one reader at a time).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(queue: queue)
     }
