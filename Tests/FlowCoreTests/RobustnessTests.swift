@@ -79,15 +79,8 @@ import Testing
         var options = EngineOptions()
         options.endedMemory = 4
         var engine = FlowEngine(options: options)
-        let pushing = ScriptedFlow("Push") { step, navigator in
-            if step.name == "back" {
-                navigator.pop()
-                return .none
-            }
-            let screen = navigator.makeScreen("Detail")
-            navigator.push(screen)
-            let stepper = Stepper.named("s\(step.parameters["n"]?.intValue ?? 0)")
-            return .one(.contribute(screen, stepper: stepper, allowStepWhenNotPresented: true))
+        let pushing = ScriptedFlow.pushingOnEveryStep(allowStepWhenNotPresented: true) { step in
+            .named("s\(step.parameters["n"]?.intValue ?? 0)")
         }
         _ = try engine.startSession("s", root: pushing, stepper: .composite([.one(.home), .named("app")]))
         // Six bindings end, one after another: s1 first, s6 last.
@@ -110,15 +103,7 @@ import Testing
         var options = EngineOptions()
         options.endedMemory = 4
         var engine = FlowEngine(options: options)
-        let pushing = ScriptedFlow("Push") { step, navigator in
-            if step.name == "back" {
-                navigator.pop()
-                return .none
-            }
-            let screen = navigator.makeScreen("Detail")
-            navigator.push(screen)
-            return .one(.contribute(screen, allowStepWhenNotPresented: true))
-        }
+        let pushing = ScriptedFlow.pushingOnEveryStep(allowStepWhenNotPresented: true)
         _ = try engine.startSession("s", root: pushing, stepper: .composite([.one(.home), .named("app")]))
         for _ in 0..<20 {
             _ = engine.receive(.one, from: .stepper("app"), session: "s")

@@ -12,15 +12,7 @@ import Testing
     }
 
     @Test func aFlowThatPushesOnEveryStepStopsAtTheLimitAndCanStillPop() throws {
-        let pushing = ScriptedFlow("Push") { step, navigator in
-            if step.name == "back" {
-                navigator.pop()
-                return .none
-            }
-            let screen = navigator.makeScreen("Detail")
-            navigator.push(screen)
-            return .one(.contribute(screen, stepper: .presentable))
-        }
+        let pushing = ScriptedFlow.pushingOnEveryStep()
         var engine = FlowEngine(options: options())
         _ = try engine.startSession("s", root: pushing, stepper: .named("app"))
         var reached: [LimitReached] = []

@@ -43,6 +43,27 @@ struct ScriptedFlow: Flow {
     }
 }
 
+extension ScriptedFlow {
+    /// A flow that pushes a new "Detail" screen on every step and pops one on `back`; each pushed screen is
+    /// contributed with the stepper `stepper` names for the step that pushed it (the screen itself by default).
+    static func pushingOnEveryStep(
+        allowStepWhenNotPresented: Bool = false,
+        stepper: @escaping @Sendable (Step) -> Stepper = { _ in .presentable }
+    ) -> ScriptedFlow {
+        ScriptedFlow("Push") { step, navigator in
+            if step.name == "back" {
+                navigator.pop()
+                return .none
+            }
+            let screen = navigator.makeScreen("Detail")
+            navigator.push(screen)
+            return .one(
+                .contribute(screen, stepper: stepper(step), allowStepWhenNotPresented: allowStepWhenNotPresented)
+            )
+        }
+    }
+}
+
 extension Step {
     static let one = Step("one")
     static let two = Step("two")
