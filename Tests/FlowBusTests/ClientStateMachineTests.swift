@@ -162,15 +162,47 @@ struct ClientStateMachineTests {
         let fate = PendingReply<Fate>()
         _ = client.request(.emit(.step(Step("a"), presentable: nil), fate: fate))
         let done = PendingReply<Void>()
-        #expect(client.request(.close(done: done)) == [.stop])
+        // The step in flight is given its wait for a fate; none comes.
+        #expect(client.request(.close(done: done)) == [])
+        #expect(!client.advance(by: .milliseconds(1_900)).contains(.stop))
+        #expect(client.advance(by: .milliseconds(100)).contains(.stop))
         let closed = FlowBusError(.closed, "the client is closed")
+        // BYE after the heartbeat that went while the client waited (message 3).
         #expect(
             client.machine.finish(queued: [], now: client.clock.now) == [
-                client.sending(.bye(Bye(reason: "closed")), id: 3),
+                client.sending(.bye(Bye(reason: "closed")), id: 4),
                 .settleStep(fate, .failure(closed)),
                 .endStreams,
                 .closed(done),
             ]
         )
+    }
+
+    @Test func closingWaitsForTheFateOfAStepInFlightThenStops() throws {
+        var client = try ClientMachineHarness()
+        _ = try client.register()
+        let fate = PendingReply<Fate>()
+        _ = client.request(.emit(.step(Step("a"), presentable: nil), fate: fate))
+        let done = PendingReply<Void>()
+        #expect(client.request(.close(done: done)) == [])
+        let accepted = WireFate(accepted: true, flows: [])
+        #expect(
+            client.receive(.stepAck(StepAck(sequence: 1, fate: accepted))) == [
+                .settleStep(fate, .success(Fate(accepted))), .stop,
+            ]
+        )
+        // Stopped once: time passing asks for nothing more.
+        #expect(!client.advance(by: .seconds(3)).contains(.stop))
+    }
+
+    @Test func closingWithNothingInFlightOrFlowdAwayStopsAtOnce() throws {
+        var idle = try ClientMachineHarness()
+        _ = try idle.register()
+        #expect(idle.request(.close(done: nil)) == [.stop])
+        var away = try ClientMachineHarness()
+        _ = try away.register()
+        _ = away.request(.emit(.step(Step("a"), presentable: nil), fate: PendingReply<Fate>()))
+        _ = away.disconnected()
+        #expect(away.request(.close(done: nil)) == [.stop])
     }
 }

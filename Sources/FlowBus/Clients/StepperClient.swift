@@ -104,7 +104,9 @@ public final class StepperClient: Sendable {
         try await connection.setSessionData(key, to: value, session: session, timeout: timeout)
     }
 
-    /// Says goodbye to flowd and stops; steps still waiting for their fate fail with `closed`.
+    /// Says goodbye to flowd and stops. Steps still waiting for their fate (a posted one included) get it first, for
+    /// two seconds at most while registered; those still waiting then (or all, when flowd is away) fail with
+    /// `closed`.
     public func close() async {
         await connection.close()
     }

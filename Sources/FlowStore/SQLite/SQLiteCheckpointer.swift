@@ -65,7 +65,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         state.withLock { $0.checkpoints }
     }
 
-    /// Stops the thread once the checkpoint under way (if any) is done; the connection closes with the object.
+    /// Stops the thread once the checkpoint under way (if any) is done, and closes its connection before it
+    /// returns: a store opened again at once on the same file does not meet it (closing the last connection but one
+    /// of a file in WAL mode may checkpoint, and took locks: the new store was refused `locked`, seen in CI).
     func stop() {
         let running = state.withLock { state in
             defer { state.stopped = true }
@@ -95,6 +97,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
                 state.checkpoints += copied ? 1 : 0
             }
         }
+        database.close()
         finished.signal()
     }
 }

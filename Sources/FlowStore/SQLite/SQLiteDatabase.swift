@@ -25,6 +25,13 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    /// Closes the connection now, on the calling thread (otherwise it closes with the object, wherever that goes
+    /// last); nothing may use it after.
+    func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
     /// Runs SQL that returns no rows (several statements allowed).
     func execute(_ sql: String) throws(StoreError) {
         var error: UnsafeMutablePointer<CChar>?

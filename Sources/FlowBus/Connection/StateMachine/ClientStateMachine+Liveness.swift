@@ -45,6 +45,9 @@ extension ClientStateMachine {
         if let answer = answers.nextDeadline {
             deadline = min(deadline, answer)
         }
+        if let closing {
+            deadline = min(deadline, closing)
+        }
         return deadline
     }
 

@@ -32,6 +32,12 @@ struct ClientStateMachine<C: Clock> where C.Duration == Duration {
     var presenter: Presenter
     /// Callers of `close` waiting until everything is let go.
     var closeWaiters: [PendingReply<Void>] = []
+    /// While the client closes with steps in flight: until when it waits for their fates before it stops.
+    var closing: Instant?
+    /// How long `close` waits for the fates of the steps in flight. Without the wait, a step posted just before
+    /// `close` could go with the process before it left (the process's ZeroMQ context is never terminated, so
+    /// nothing lingers for it).
+    static var closeWaitsForFates: Duration { .seconds(2) }
     /// The actions of the event being handled.
     private var output: [ClientAction] = []
 
@@ -78,6 +84,7 @@ struct ClientStateMachine<C: Clock> where C.Duration == Duration {
         case .failure(let error):
             log(.info, "flowd sent something unreadable: \(error)")
         }
+        stopWhenClosingIsDone(now: now)
         return takeOutput()
     }
 
@@ -139,14 +146,27 @@ struct ClientStateMachine<C: Clock> where C.Duration == Duration {
             if let done {
                 closeWaiters.append(done)
             }
-            output.append(.stop)
+            // Registered, the steps in flight get their fates first (for a while at most); flowd away, they cannot.
+            if registration.registered, !outbox.inFlight.isEmpty {
+                closing = closing ?? now.advanced(by: Self.closeWaitsForFates)
+            } else {
+                output.append(.stop)
+            }
         }
         return takeOutput()
+    }
+
+    /// A client that closes stops once no step waits for its fate, or at the end of its wait.
+    private mutating func stopWhenClosingIsDone(now: Instant) {
+        guard let deadline = closing, outbox.inFlight.isEmpty || now >= deadline else { return }
+        closing = nil
+        output.append(.stop)
     }
 
     /// Time passed: the connect timeout, answers not given in time, heartbeats, silence, retries, failover.
     mutating func tick(now: Instant) -> [ClientAction] {
         keepAlive(now: now)
+        stopWhenClosingIsDone(now: now)
         return takeOutput()
     }
 
