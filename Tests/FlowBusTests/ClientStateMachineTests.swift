@@ -156,14 +156,21 @@ struct ClientStateMachineTests {
         #expect(client.receive(.redirect(redirect), correlation: 1) == [])
     }
 
-    @Test func closingSaysByeAndReleasesEverythingThatWaits() throws {
+    /// A registered client with step 1 in flight, closing: it waits for the step's fate.
+    private func closingWithAStepInFlight() throws -> (ClientMachineHarness, PendingReply<Fate>, PendingReply<Void>) {
         var client = try ClientMachineHarness()
         _ = try client.register()
         let fate = PendingReply<Fate>()
         _ = client.request(.emit(.step(Step("a"), presentable: nil), fate: fate))
         let done = PendingReply<Void>()
-        // The step in flight is given its wait for a fate; none comes.
         #expect(client.request(.close(done: done)) == [])
+        return (client, fate, done)
+    }
+
+    @Test func closingSaysByeAndReleasesEverythingThatWaits() throws {
+        // The step in flight is given its wait for a fate; none comes.
+        let (closing, fate, done) = try closingWithAStepInFlight()
+        var client = closing
         #expect(!client.advance(by: .milliseconds(1_900)).contains(.stop))
         #expect(client.advance(by: .milliseconds(100)).contains(.stop))
         let closed = FlowBusError(.closed, "the client is closed")
@@ -179,12 +186,8 @@ struct ClientStateMachineTests {
     }
 
     @Test func closingWaitsForTheFateOfAStepInFlightThenStops() throws {
-        var client = try ClientMachineHarness()
-        _ = try client.register()
-        let fate = PendingReply<Fate>()
-        _ = client.request(.emit(.step(Step("a"), presentable: nil), fate: fate))
-        let done = PendingReply<Void>()
-        #expect(client.request(.close(done: done)) == [])
+        let (closing, fate, _) = try closingWithAStepInFlight()
+        var client = closing
         let accepted = WireFate(accepted: true, flows: [])
         #expect(
             client.receive(.stepAck(StepAck(sequence: 1, fate: accepted))) == [
