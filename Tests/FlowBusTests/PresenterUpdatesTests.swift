@@ -43,37 +43,40 @@ import Testing
             }
             return read
         }
-        // Added from another thread, as the connection's thread adds them, some while the reader waits.
+        // Added from another thread, as the connection's thread adds them; every 50th once the reader waits for it
+        // (handed straight to the waiting reader), the others whether it waits or not.
+        let waited = Mutex(0)
         let adder = Thread {
             for sequence in 1...500 {
+                if sequence % 50 == 0, waitUntil({ queue.hasWaitingReader }) {
+                    waited.withLock { $0 += 1 }
+                }
                 queue.add(navigation(UInt64(sequence)))
-                if sequence % 50 == 0 { usleep(200) }
             }
             queue.finish()
         }
         adder.start()
-        #expect(sequences(await reader.value) == Array(1...500))
+        #expect(sequences(try await Self.value(of: reader) ?? []) == Array(1...500))
+        #expect(waited.withLock { $0 } == 10)
     }
 
     @Test func aReaderCancelledWhileItWaitsGetsTheEnd() async throws {
         let queue = UpdateQueue()
-        let started = Mutex(false)
         let reader = Task {
             var iterator = PresenterUpdates(queue: queue).makeAsyncIterator()
-            started.withLock { $0 = true }
             return await iterator.next()
         }
-        try await eventually("the reader to start") { started.withLock { $0 } }
+        // Cancelled once it waits: the cancellation handler gives it the end.
+        try await eventually("the reader to wait") { queue.hasWaitingReader }
         reader.cancel()
-        let last = await reader.value
-        #expect(last == nil)
+        #expect(try await Self.value(of: reader) == .some(nil))
         // The queue still takes updates for a reader that comes later.
         queue.add(navigation(7))
         var iterator = PresenterUpdates(queue: queue).makeAsyncIterator()
         #expect(sequences([try #require(await iterator.next())]) == [7])
     }
 
-    @Test func aReaderAlreadyCancelledGetsWhatIsThereThenTheEnd() async {
+    @Test func aReaderAlreadyCancelledGetsWhatIsThereThenTheEnd() async throws {
         let queue = UpdateQueue()
         queue.add(navigation(1))
         let reader = Task {
@@ -83,8 +86,44 @@ import Testing
             let second = await iterator.next()
             return (first, second)
         }
-        let (first, second) = await reader.value
+        let (first, second) = try #require(try await Self.value(of: reader))
         #expect(first.map { sequences([$0]) } == [1])
         #expect(second == nil)
+    }
+
+    /// What `task` returns, or `nil` (a recorded issue) when it has not returned within 10 s: a reader the queue never
+    /// resumes fails its test instead of holding the whole run.
+    static func value<Value: Sendable>(of task: Task<Value, Never>) async throws -> Value? {
+        let race = FirstOfTwo<Value?>()
+        let value = await withCheckedContinuation { continuation in
+            race.start(continuation)
+            Task { race.settle(await task.value) }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                race.settle(nil)
+            }
+        }
+        if value == nil {
+            Issue.record("the reader did not return within 10 s")
+        }
+        return value
+    }
+}
+
+/// Resumes a continuation with whichever of two values comes first.
+private final class FirstOfTwo<Value: Sendable>: Sendable {
+    private let state = Mutex<(settled: Bool, continuation: CheckedContinuation<Value, Never>?)>((false, nil))
+
+    func start(_ continuation: CheckedContinuation<Value, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func settle(_ value: Value) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            guard !state.settled else { return nil }
+            state.settled = true
+            return state.continuation
+        }
+        continuation?.resume(returning: value)
     }
 }

@@ -1,6 +1,7 @@
-import FlowCore
 import Foundation
 import Testing
+
+@testable import FlowCore
 
 /// What keeps a long-running engine correct: its clock, its limits, and state that does not grow.
 @Suite struct RobustnessTests {
@@ -113,6 +114,9 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: snapshot) as? [String: Any])
         let state = try #require(json["state"] as? [String: Any])
         #expect((state["ended"] as? [Any])?.count == 4)
+        // In memory, between trims: never more than twice the memory (20 bindings ended).
+        let held = try #require(engine.endedBindingsHeld(in: "s"))
+        #expect((4...8).contains(held), "\(held) ended bindings held")
         #expect(engine.inspect("s")?.contributions.count == 1)
     }
 

@@ -61,6 +61,11 @@ final class UpdateQueue: Sendable {
 
     private let state = Mutex(State())
 
+    /// Whether the reader waits for an update now (what the tests wait for before they add or cancel).
+    var hasWaitingReader: Bool {
+        state.withLock { $0.waiting != nil }
+    }
+
     /// Adds an update (handed straight to the reader when it waits); nothing is added once finished.
     func add(_ update: PresenterUpdate) {
         let reader = state.withLock { state -> UnsafeContinuation<PresenterUpdate?, Never>? in

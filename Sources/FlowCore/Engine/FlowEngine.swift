@@ -235,6 +235,12 @@ public struct FlowEngine: Sendable {
         return SessionSnapshot(state: state)
     }
 
+    /// How many ended bindings a session holds now: between its trims up to twice ``EngineOptions/endedMemory``
+    /// (what the tests of that bound read; steps and snapshots see the last `endedMemory` only).
+    func endedBindingsHeld(in id: SessionID) -> Int? {
+        sessions[id]?.session.state.ended.count
+    }
+
     /// Restores a session from a snapshot, remaking its flows with the registry. The session then behaves
     /// exactly as the one the snapshot was taken from. Deadlines start again on this engine's clock, and a
     /// guard question that was waiting is asked again: it is among the returned effects.

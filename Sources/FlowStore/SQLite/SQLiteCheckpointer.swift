@@ -66,8 +66,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     /// Stops the thread once the checkpoint under way (if any) is done, and closes its connection before it
-    /// returns: a store opened again at once on the same file does not meet it (closing the last connection but one
-    /// of a file in WAL mode may checkpoint, and took locks: the new store was refused `locked`, seen in CI).
+    /// returns. It closed with the object, after `stop()` had returned, on whichever thread let the object go last:
+    /// a store opened again at once on the same file could meet it (one was refused `locked` in CI).
     func stop() {
         let running = state.withLock { state in
             defer { state.stopped = true }
