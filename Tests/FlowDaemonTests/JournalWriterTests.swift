@@ -26,10 +26,80 @@ import Testing
     }
 
     /// A writer over a new file, and its thread (not started). `atOnceUpTo`: `nil` hands every group to the thread.
-    func writer(atOnceUpTo: Int? = nil) throws -> (JournalWriter, Thread) {
+    /// `aheadLog`: the groups go there first.
+    func writer(atOnceUpTo: Int? = nil, aheadLog: AheadLog? = nil) throws -> (JournalWriter, Thread) {
         let writer = try JournalWriter(writtenAtOnceUpTo: atOnceUpTo, logger: Logger(label: "test"))
-        writer.attach(try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os))
+        writer.attach(try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os), aheadLog: aheadLog)
         return (writer, Thread { writer.run() })
+    }
+
+    /// With an ahead log, a turn's answers leave as soon as its group is in the log (the writer's thread is not even
+    /// running); the writer then writes the groups together in one transaction, with the marker that says how far
+    /// the store got, and the log starts again.
+    @Test func withAnAheadLogAnswersLeaveOnceTheGroupIsLoggedAndTheGroupsFollowInOneTransaction() throws {
+        let log = try AheadLog(directory: scratch.path)
+        let (writer, thread) = try writer(atOnceUpTo: 16, aheadLog: log)
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        #expect(
+            delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).count == 1
+        )
+        #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [Self.message("reply 2")])).count == 1)
+        #expect(
+            delivery.take(TurnEffects(persist: Self.group("kiosk", 3), messages: [Self.message("ack 3")])).count == 1
+        )
+        #expect(!delivery.isHolding)
+        // Not written at once on this thread, small as they are: the log holds them.
+        #expect(writer.progress.written == 0)
+        #expect(log.bytesHeld > 0)
+        thread.start()
+        try waitFor(2, writer)
+        #expect(writer.progress.statistics?.transactions == 1)
+        // The next group finds both groups stored: the log starts again, with it alone.
+        let before = log.bytesHeld
+        _ = delivery.take(TurnEffects(persist: Self.group("kiosk", 4), messages: [Self.message("ack 4")]))
+        #expect(log.bytesHeld < before)
+        try waitFor(3, writer)
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+        let stored = try SQLiteStore(path: scratch.path + "/flowd.db", durability: .os).load()
+        #expect(stored.entries.map(\.bytes) == [[1], [3], [4]])
+        #expect(stored.metadata[AheadLog.metadataKey] == log.marker(through: 3))
+    }
+
+    /// While the store does not answer, the ahead log takes nothing: answers wait for their transactions, as the
+    /// outage rules say (no step acknowledged through an outage), and leave once it is over and they are written.
+    @Test func duringAnOutageAnswersWaitForTheStoreEvenWithAnAheadLog() throws {
+        let log = try AheadLog(directory: scratch.path)
+        let (writer, thread) = try writer(aheadLog: log)
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        writer.availability.failed("the disk is full")
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
+        #expect(log.bytesHeld == 0)
+        writer.availability.answered()
+        thread.start()
+        try waitFor(1, writer)
+        #expect(try delivery.released() == [Self.message("ack 1")])
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+    }
+
+    /// A group the ahead log has no room for waits for its transaction, and so do the answers of every turn after it,
+    /// logged or not: they leave in the order of the turns.
+    @Test func aGroupTheAheadLogHasNoRoomForHoldsItsTurnAndThoseAfterIt() throws {
+        let log = try AheadLog(directory: scratch.path, capacity: 256)
+        let (writer, thread) = try writer(aheadLog: log)
+        var delivery = OrderedDelivery(writer: writer, waitsForWrites: true)
+        var large = StoreGroup()
+        large.entries = [JournalRecord(session: "kiosk", bytes: Array(repeating: 1, count: 300))]
+        #expect(delivery.take(TurnEffects(persist: large, messages: [Self.message("ack 1")])).isEmpty)
+        #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 2), messages: [Self.message("ack 2")])).isEmpty)
+        #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [Self.message("reply 3")])).isEmpty)
+        #expect(try delivery.released().isEmpty)
+        thread.start()
+        try waitFor(2, writer)
+        #expect(try delivery.released() == [Self.message("ack 1"), Self.message("ack 2"), Self.message("reply 3")])
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
     }
 
     /// Waits for the writer to have written up to `ticket`.

@@ -52,15 +52,25 @@ struct DaemonState {
         }
         let directory = try StateDirectory(path: path, owner: owner)
         let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
+        // Opened whatever the durability: groups a run with `os` left in it are written to the store first. Without
+        // room for it, answers wait for their transactions.
+        let aheadLog: AheadLog?
+        do {
+            aheadLog = try AheadLog(directory: directory.path)
+        } catch {
+            logger.warning("no ahead log, answers wait for their transactions: \(error.message)")
+            aheadLog = nil
+        }
         let state = try restore(
             from: store,
             at: directory.databasePath,
             configuration: configuration,
             specification: specification,
             directory: directory,
+            aheadLog: aheadLog,
             logger: logger
         )
-        writer.attach(store)
+        writer.attach(store, aheadLog: configuration.durability == .os ? aheadLog : nil)
         return state
     }
 
@@ -88,6 +98,7 @@ struct DaemonState {
             configuration: configuration,
             specification: specification,
             directory: nil,
+            aheadLog: nil,
             logger: logger
         )
         state.coordinator.joinFleet(as: fleet.identity(running: specification))
@@ -97,17 +108,30 @@ struct DaemonState {
     }
 
     /// Restores the coordinator from `store`: replayed with the flows it was written with, then moved on to the
-    /// current flows, and writes the result.
+    /// current flows, and writes the result. The groups the last run left in `aheadLog` and not in the store are
+    /// written to it first; the log is then emptied, and the store's marker names this run's epoch.
     private static func restore(
         from store: any SessionStore,
         at location: String,
         configuration: DaemonConfiguration,
         specification: FlowSpecification,
         directory: StateDirectory?,
+        aheadLog: AheadLog?,
         logger: Logger
     ) throws -> DaemonState {
         let started = ContinuousClock.now
-        let stored = try store.load()
+        var stored = try store.load()
+        if let aheadLog {
+            let pending = aheadLog.pending(after: stored.metadata[AheadLog.metadataKey])
+            if !pending.isEmpty {
+                try store.commit(pending)
+                stored = try store.load()
+                logger.info(
+                    "wrote \(pending.count) group\(pending.count == 1 ? "" : "s") of the last run from the ahead log to \(location)"
+                )
+            }
+            aheadLog.clear()
+        }
         let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
         if stored.metadata[StoreKeys.epoch] == nil && !(stored.snapshots.isEmpty && stored.entries.isEmpty) {
             throw StoreError(
@@ -155,6 +179,9 @@ struct DaemonState {
         coordinator.setStoreMetadata(StoreKeys.epoch, epoch)
         coordinator.setStoreMetadata(StoreKeys.flows, specification.source)
         coordinator.setStoreMetadata(StoreKeys.flowsFile, specification.file)
+        if let aheadLog {
+            coordinator.setStoreMetadata(AheadLog.metadataKey, aheadLog.marker(through: 0))
+        }
         let output = coordinator.restarted()
         try store.commit(coordinator.takeStoreGroup())
         coordinator.storeStatistics = store.statistics

@@ -5,11 +5,18 @@ import ZeroMQ
 ///
 /// A turn that changed nothing still waits for the turns before it: its answers (a query's reply, a fate already
 /// known) must not describe a state that a crash could still take back.
+///
+/// With an ahead log, a group copied into it is written (to the operating system) as it is submitted: its turn's
+/// messages leave at once, unless a turn before them still waits. A group the log had no room for waits for its
+/// transaction, and so does every turn after it.
 struct OrderedDelivery {
     private let writer: JournalWriter?
     private let waitsForWrites: Bool
-    private var held: [(ticket: UInt64, messages: [Outgoing], at: ContinuousClock.Instant)] = []
+    /// Each held turn's messages, and the ticket the writer's progress must reach before they leave.
+    private var held: [(needs: UInt64, messages: [Outgoing], at: ContinuousClock.Instant)] = []
     private var lastTicket: UInt64 = 0
+    /// The last group that is not in the ahead log (all of them without one): a turn may leave once it is written.
+    private var lastUnlogged: UInt64 = 0
 
     /// `writer`: `nil` for an ephemeral flowd (messages leave at once). `waitsForWrites`: `false` with the
     /// durability `off` (messages leave at once, writes follow).
@@ -34,13 +41,17 @@ struct OrderedDelivery {
     mutating func take(_ effects: TurnEffects) -> [Outgoing] {
         guard let writer else { return effects.immediate + effects.messages }
         if !effects.persist.isEmpty {
-            lastTicket = writer.submit(effects.persist)
+            let submission = writer.submitLoggingAhead(effects.persist)
+            lastTicket = submission.ticket
+            if !submission.logged {
+                lastUnlogged = submission.ticket
+            }
         }
-        guard waitsForWrites, !(held.isEmpty && writer.progress.written >= lastTicket) else {
+        guard waitsForWrites, !(held.isEmpty && writer.progress.written >= lastUnlogged) else {
             return effects.immediate + effects.messages
         }
         if !effects.messages.isEmpty {
-            held.append((lastTicket, effects.messages, .now))
+            held.append((lastUnlogged, effects.messages, .now))
         }
         return effects.immediate
     }
@@ -54,7 +65,7 @@ struct OrderedDelivery {
             held.removeAll()
             throw failure
         }
-        let ready = held.prefix { $0.ticket <= progress.written }.count
+        let ready = held.prefix { $0.needs <= progress.written }.count
         guard ready > 0 else { return [] }
         let messages = held.prefix(ready).flatMap(\.messages)
         held.removeFirst(ready)
@@ -66,7 +77,7 @@ struct OrderedDelivery {
     mutating func dropConcerning(_ sessions: Set<String>) {
         held = held.map { turn in
             (
-                turn.ticket, turn.messages.filter { message in message.session.map { !sessions.contains($0) } ?? true },
+                turn.needs, turn.messages.filter { message in message.session.map { !sessions.contains($0) } ?? true },
                 turn.at
             )
         }
@@ -87,12 +98,13 @@ struct OrderedDelivery {
         let started = ContinuousClock.now
         var progressed = (ticket: writer.progress.written, at: started)
         while true {
+            // Read before what is released: a write done in between is then released too, not left behind.
+            let progress = writer.progress
             do {
                 messages += try released()
             } catch {
                 return (messages, error)
             }
-            let progress = writer.progress
             if progress.written >= lastTicket {
                 return (messages, nil)
             }

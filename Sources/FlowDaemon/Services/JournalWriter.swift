@@ -57,6 +57,9 @@ public final class JournalWriter: Sendable {
         var closed = false
     }
 
+    /// How long the writer's thread gathers groups that are in the ahead log before it writes them in one transaction.
+    static let aheadLogGathering: TimeInterval = 0.01
+
     /// The largest group (in journal entries) written at once on the loop's thread when the writer is idle, by
     /// default.
     public static let largestGroupWrittenAtOnce = 16
@@ -69,6 +72,11 @@ public final class JournalWriter: Sendable {
     /// The store. Set once by ``attach(_:)``, before the first group is submitted; from then on it is used by one
     /// write at a time, which the queue's `writing` flag (set and cleared under its lock) orders.
     nonisolated(unsafe) private var store: (any SessionStore)?
+    /// Where groups go ahead of their transaction (durability `os`): used by the submitting thread alone. Set once
+    /// by ``attach(_:aheadLog:)``.
+    nonisolated(unsafe) private var aheadLog: AheadLog?
+    /// The epoch of ``aheadLog``'s records, for the marker the writer's thread writes with each transaction.
+    nonisolated(unsafe) private var aheadLogMarker: ((UInt64) -> String)?
     private let work = DispatchSemaphore(value: 0)
     private let logger: Logger
     /// Where each transaction's time goes (`flowd_journal_write_seconds`), with `--metrics`.
@@ -96,13 +104,18 @@ public final class JournalWriter: Sendable {
 
     /// Hands the store over: from now on only the writer uses it. A fleet's store is written on the writer's thread
     /// only: its writes cross the network, and may wait for a server that restarts.
-    func attach(_ store: sending any SessionStore) {
+    /// With `aheadLog`, each group is copied into it as it is submitted and counts as written to the operating
+    /// system at once (``submitLoggingAhead(_:)``); the writer's thread then writes the groups of a few milliseconds
+    /// in one transaction, with the marker that says how far the store got.
+    func attach(_ store: sending any SessionStore, aheadLog: AheadLog? = nil) {
         let statistics = store.statistics
         let remote = store is any FleetStore
         self.store = store
+        self.aheadLog = aheadLog
+        aheadLogMarker = aheadLog.map { log in { log.marker(through: $0) } }
         queue.withLock {
             $0.progress.statistics = statistics
-            if remote {
+            if remote || aheadLog != nil {
                 $0.writtenAtOnceUpTo = nil
             }
         }
@@ -113,6 +126,39 @@ public final class JournalWriter: Sendable {
     /// thread. After ``close()`` nothing more is taken: the group is refused through ``Progress/failure``.
     /// - Returns: its ticket: the group is written once ``Progress/written`` reaches it.
     func submit(_ group: StoreGroup) -> UInt64 {
+        submitLoggingAhead(group).ticket
+    }
+
+    /// Takes a group as ``submit(_:)`` does, and copies it into the ahead log first when there is one.
+    /// - Returns: its ticket, and whether it is in the ahead log (written to the operating system: it survives the
+    ///   process), or waits for its transaction (no ahead log, or no room in it).
+    func submitLoggingAhead(_ group: StoreGroup) -> (ticket: UInt64, logged: Bool) {
+        // While the store does not answer, answers wait for it as they do without an ahead log: steps stay
+        // unacknowledged through an outage, and a flowd that gives up on the store has acknowledged nothing it holds
+        // in the log alone.
+        guard let aheadLog, availability.outage == nil else { return (enqueue(group), false) }
+        // Once closed, or after a write failed for good, nothing more is taken: the group is refused through the
+        // failure, and is not logged ahead (nothing that follows may be acknowledged).
+        let (ticket, written, taken) = queue.withLock { queue in
+            queue.lastTicket += 1
+            if queue.closed {
+                queue.progress.failure =
+                    queue.progress.failure ?? StoreError(.unavailable, "the journal writer has stopped")
+            }
+            return (queue.lastTicket, queue.progress.written, queue.progress.failure == nil)
+        }
+        guard taken else { return (ticket, false) }
+        aheadLog.stored(through: written)
+        let logged = aheadLog.append(group, ticket: ticket)
+        queue.withLock { queue in
+            queue.tasks.append(.write(ticket: ticket, group))
+            queue.progress.waiting += 1
+        }
+        work.signal()
+        return (ticket, logged)
+    }
+
+    private func enqueue(_ group: StoreGroup) -> UInt64 {
         let (ticket, atOnce) = queue.withLock { queue -> (UInt64, Bool) in
             let small = queue.writtenAtOnceUpTo.map { group.holdsEntries(atMost: $0) } ?? false
             queue.lastTicket += 1
@@ -191,6 +237,10 @@ public final class JournalWriter: Sendable {
     public func run() {
         while true {
             work.wait()
+            if aheadLog != nil && !queue.withLock({ $0.closed }) {
+                // The groups are in the ahead log already: those of the next few milliseconds join this transaction.
+                Thread.sleep(forTimeInterval: Self.aheadLogGathering)
+            }
             let batch = queue.withLock { queue -> [Task]? in
                 if queue.tasks.isEmpty {
                     return queue.closed && !queue.writing ? nil : []
@@ -223,6 +273,9 @@ public final class JournalWriter: Sendable {
                 }
             }
             if !groups.isEmpty {
+                if let aheadLogMarker {
+                    groups[groups.count - 1].metadata[AheadLog.metadataKey] = aheadLogMarker(last)
+                }
                 settle(write(groups, retrying: true), through: last)
             }
             finish(nil, through: nil)
