@@ -239,7 +239,9 @@ public final class JournalWriter: Sendable {
             work.wait()
             if aheadLog != nil && !queue.withLock({ $0.closed }) {
                 // The groups are in the ahead log already: those of the next few milliseconds join this transaction.
+                // Their signals are taken with them (each task is queued before it signals): one pause a batch.
                 Thread.sleep(forTimeInterval: Self.aheadLogGathering)
+                while work.wait(timeout: .now()) == .success {}
             }
             let batch = queue.withLock { queue -> [Task]? in
                 if queue.tasks.isEmpty {
