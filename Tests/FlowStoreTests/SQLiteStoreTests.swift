@@ -20,6 +20,8 @@ import Testing
         try store?.commit(group(entries: [entry("a", "1"), entry("b", "2")], metadata: ["clock": "10"]))
         try store?.commit(group(entries: [entry("a", "3")], metadata: ["clock": "20", "epoch": "e"]))
         #expect(store?.statistics.journalEntries == 3)
+        #expect(try store?.metadataValue("epoch") == "e")
+        #expect(try store?.metadataValue("missing") == nil)
         #expect(store?.statistics.groups == 2)
         #expect((store?.statistics.bytes ?? 0) > 0)
         // Held alone while open: another store is refused.

@@ -61,6 +61,16 @@ struct DaemonState {
             logger.warning("no ahead log, answers wait for their transactions: \(error.message)")
             aheadLog = nil
         }
+        if let aheadLog {
+            let pending = aheadLog.pending(after: try store.metadataValue(AheadLog.metadataKey))
+            if !pending.isEmpty {
+                try store.commit(pending)
+                logger.info(
+                    "wrote \(pending.count) group\(pending.count == 1 ? "" : "s") of the last run from the ahead log to \(directory.databasePath)"
+                )
+            }
+            aheadLog.clear()
+        }
         let state = try restore(
             from: store,
             at: directory.databasePath,
@@ -108,8 +118,8 @@ struct DaemonState {
     }
 
     /// Restores the coordinator from `store`: replayed with the flows it was written with, then moved on to the
-    /// current flows, and writes the result. The groups the last run left in `aheadLog` and not in the store are
-    /// written to it first; the log is then emptied, and the store's marker names this run's epoch.
+    /// current flows, and writes the result. With `aheadLog` (emptied by now: what the last run left in it was
+    /// written to the store), the store's marker names this run's epoch.
     private static func restore(
         from store: any SessionStore,
         at location: String,
@@ -120,18 +130,7 @@ struct DaemonState {
         logger: Logger
     ) throws -> DaemonState {
         let started = ContinuousClock.now
-        var stored = try store.load()
-        if let aheadLog {
-            let pending = aheadLog.pending(after: stored.metadata[AheadLog.metadataKey])
-            if !pending.isEmpty {
-                try store.commit(pending)
-                stored = try store.load()
-                logger.info(
-                    "wrote \(pending.count) group\(pending.count == 1 ? "" : "s") of the last run from the ahead log to \(location)"
-                )
-            }
-            aheadLog.clear()
-        }
+        let stored = try store.load()
         let storedClock = stored.metadata[StoreKeys.clock].flatMap { Int64($0) }
         if stored.metadata[StoreKeys.epoch] == nil && !(stored.snapshots.isEmpty && stored.entries.isEmpty) {
             throw StoreError(

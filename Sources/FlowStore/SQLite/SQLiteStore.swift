@@ -150,6 +150,13 @@ public final class SQLiteStore: SessionStore, @unchecked Sendable {
         }
     }
 
+    /// One value of the metadata (`nil` when not set), read without loading the rest.
+    public func metadataValue(_ key: String) throws(StoreError) -> String? {
+        let statement = try database.prepare("SELECT value FROM meta WHERE key = ?1")
+        statement.bind(key, at: 1)
+        return try statement.step() ? statement.text(at: 0) : nil
+    }
+
     public func load() throws(StoreError) -> StoredState {
         var state = StoredState()
         let metadata = try database.prepare("SELECT key, value FROM meta")
