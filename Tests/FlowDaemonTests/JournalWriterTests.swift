@@ -76,11 +76,8 @@ import Testing
         #expect(delivery.take(TurnEffects(persist: Self.group("kiosk", 1), messages: [Self.message("ack 1")])).isEmpty)
         #expect(log.bytesHeld == 0)
         writer.availability.answered()
-        thread.start()
-        try waitFor(1, writer)
-        #expect(try delivery.released() == [Self.message("ack 1")])
-        writer.close()
-        #expect(waitUntil { thread.isFinished })
+        #expect(try startAndRelease(&delivery, through: 1, writer, thread) == [Self.message("ack 1")])
+        stop(writer, thread)
     }
 
     /// A group the ahead log has no room for waits for its transaction, and so do the answers of every turn after it,
@@ -98,6 +95,24 @@ import Testing
         thread.start()
         try waitFor(2, writer)
         #expect(try delivery.released() == [Self.message("ack 1"), Self.message("ack 2"), Self.message("reply 3")])
+        writer.close()
+        #expect(waitUntil { thread.isFinished })
+    }
+
+    /// Starts the writer's thread, and returns what `delivery` releases once the writer has written up to `ticket`.
+    func startAndRelease(
+        _ delivery: inout OrderedDelivery,
+        through ticket: UInt64,
+        _ writer: JournalWriter,
+        _ thread: Thread
+    ) throws -> [Outgoing] {
+        thread.start()
+        try waitFor(ticket, writer)
+        return try delivery.released()
+    }
+
+    /// Closes the writer and waits for its thread to end.
+    func stop(_ writer: JournalWriter, _ thread: Thread) {
         writer.close()
         #expect(waitUntil { thread.isFinished })
     }
@@ -212,11 +227,8 @@ import Testing
         )
         #expect(delivery.take(effects) == [heartbeat])
         #expect(delivery.take(TurnEffects(persist: StoreGroup(), messages: [], immediate: [heartbeat])) == [heartbeat])
-        thread.start()
-        try waitFor(1, writer)
-        #expect(try delivery.released() == [Self.message("ack 1")])
-        writer.close()
-        #expect(waitUntil { thread.isFinished })
+        #expect(try startAndRelease(&delivery, through: 1, writer, thread) == [Self.message("ack 1")])
+        stop(writer, thread)
     }
 
     @Test func aStopGivesUpAStoreThatDoesNotAnswerAndSendsNothingItWouldHaveAcknowledged() throws {
