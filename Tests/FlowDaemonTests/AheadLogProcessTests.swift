@@ -41,4 +41,22 @@ import ZeroMQ
         #expect(try third.line(containing: "restored").contains("restored 1 session"))
         #expect(!third.standardError.contains("from the ahead log"))
     }
+
+    /// Ahead-log files that are there but cannot be read (here one is a directory) may hold acknowledged steps: flowd
+    /// does not start over them (exit 74, naming the directory), and leaves them as they are.
+    @Test func anAheadLogThatCannotBeReadStopsFlowd() throws {
+        let setup = try StateProcessTests.Setup()
+        defer { setup.remove() }
+        let flows = try setup.flows(StateProcessTests.twoFlows)
+        try FileManager.default.createDirectory(
+            atPath: setup.state + "/flowd.ahead-0",
+            withIntermediateDirectories: true
+        )
+        let daemon = try DaemonProcess(setup.arguments(flows: flows))
+        #expect(daemon.exitStatus() == 74)
+        #expect(daemon.standardError.contains("cannot read the ahead log in \(setup.state)"))
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: setup.state + "/flowd.ahead-0", isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+    }
 }

@@ -45,16 +45,32 @@ import Testing
         #expect(log.append(group(3), ticket: 3))
         // Reopened, as after flowd was killed: the store's marker says it holds ticket 1 of that run.
         let reopened = try AheadLog(directory: scratch.path)
-        #expect(reopened.pending(after: log.marker(through: 1)) == [group(2), group(3)])
-        #expect(reopened.pending(after: log.marker(through: 0)) == [Self.everyPart, group(2), group(3)])
-        #expect(reopened.pending(after: log.marker(through: 3)).isEmpty)
+        #expect(reopened.pendingGroups(after: log.marker(through: 1)) == [group(2), group(3)])
+        #expect(reopened.pendingGroups(after: log.marker(through: 0)) == [Self.everyPart, group(2), group(3)])
+        #expect(reopened.pendingGroups(after: log.marker(through: 3)).isEmpty)
         // Another run's marker, none, or one that does not read: the store holds nothing of these groups' run, or
         // they are not this store's; nothing is pending.
-        #expect(reopened.pending(after: reopened.marker(through: 0)).isEmpty)
-        #expect(reopened.pending(after: nil).isEmpty)
-        #expect(reopened.pending(after: "garbage").isEmpty)
+        #expect(reopened.pendingGroups(after: reopened.marker(through: 0)).isEmpty)
+        #expect(reopened.pendingGroups(after: nil).isEmpty)
+        #expect(reopened.pendingGroups(after: "garbage").isEmpty)
         reopened.clear()
-        #expect(try AheadLog(directory: scratch.path).pending(after: log.marker(through: 0)).isEmpty)
+        #expect(try AheadLog(directory: scratch.path).pendingGroups(after: log.marker(through: 0)).isEmpty)
+    }
+
+    /// A ticket missing (a group that waited for its transaction, not logged, and not written): the groups after it
+    /// were never answered, and are not written — the journal has no hole. The marker given with the groups names the
+    /// last one.
+    @Test func theGroupsPendingStopAtAMissingTicketAndComeWithTheirMarker() throws {
+        let log = try AheadLog(directory: scratch.path)
+        #expect(log.append(group(2), ticket: 2))
+        #expect(log.append(group(3), ticket: 3))
+        #expect(log.append(group(5), ticket: 5))
+        let reopened = try AheadLog(directory: scratch.path)
+        let pending = try #require(reopened.pending(after: log.marker(through: 1)))
+        #expect(pending.groups == [group(2), group(3)])
+        #expect(pending.marker == log.marker(through: 3))
+        // The store holds ticket 3: nothing after it follows on.
+        #expect(reopened.pending(after: log.marker(through: 3)) == nil)
     }
 
     /// flowd killed while it copied a record: the record's bytes are there in part (here its last byte is wrong).
@@ -68,7 +84,7 @@ import Testing
         try file.seek(toOffset: UInt64((firstRecord + 7) & ~7 + 24 + group(2).aheadLogBytes().count - 1))
         try file.write(contentsOf: [0xEE])
         try file.close()
-        #expect(try AheadLog(directory: scratch.path).pending(after: log.marker(through: 0)) == [group(1)])
+        #expect(try AheadLog(directory: scratch.path).pendingGroups(after: log.marker(through: 0)) == [group(1)])
     }
 
     /// A file full of groups the store holds starts again from its beginning; a group neither file has room for is
@@ -92,7 +108,8 @@ import Testing
         #expect(!log.append(huge, ticket: 5))
         #expect(log.append(group(6), ticket: 6))
         let reopened = try AheadLog(directory: scratch.path, capacity: capacity)
-        #expect(reopened.pending(after: log.marker(through: 0)) == [group(6)])
+        // Group 5 waited for its transaction: once the store holds it, group 6 follows on.
+        #expect(reopened.pendingGroups(after: log.marker(through: 5)) == [group(6)])
     }
 
     /// Records another run left in the file are never read as this run's, even where their tickets would follow on:
@@ -112,12 +129,19 @@ import Testing
         try file.close()
         #expect(run.append(group(9), ticket: 1))
         let reopened = try AheadLog(directory: scratch.path)
-        #expect(reopened.pending(after: run.marker(through: 0)) == [group(9)])
-        #expect(reopened.pending(after: earlier.marker(through: 0)).isEmpty)
+        #expect(reopened.pendingGroups(after: run.marker(through: 0)) == [group(9)])
+        #expect(reopened.pendingGroups(after: earlier.marker(through: 0)).isEmpty)
     }
 
     @Test func aDirectoryThatCannotHoldTheFilesIsUnavailable() throws {
         let error = #expect(throws: StoreError.self) { try AheadLog(directory: "/proc/no-such-dir") }
         #expect(error?.code == .unavailable)
+    }
+}
+
+extension AheadLog {
+    /// The groups ``pending(after:)`` gives, none when it gives nothing.
+    fileprivate func pendingGroups(after marker: String?) -> [StoreGroup] {
+        pending(after: marker)?.groups ?? []
     }
 }

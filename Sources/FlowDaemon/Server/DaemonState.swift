@@ -52,25 +52,7 @@ struct DaemonState {
         }
         let directory = try StateDirectory(path: path, owner: owner)
         let store = try SQLiteStore(path: directory.databasePath, durability: configuration.durability)
-        // Opened whatever the durability: groups a run with `os` left in it are written to the store first. Without
-        // room for it, answers wait for their transactions.
-        let aheadLog: AheadLog?
-        do {
-            aheadLog = try AheadLog(directory: directory.path)
-        } catch {
-            logger.warning("no ahead log, answers wait for their transactions: \(error.message)")
-            aheadLog = nil
-        }
-        if let aheadLog {
-            let pending = aheadLog.pending(after: try store.metadataValue(AheadLog.metadataKey))
-            if !pending.isEmpty {
-                try store.commit(pending)
-                logger.info(
-                    "wrote \(pending.count) group\(pending.count == 1 ? "" : "s") of the last run from the ahead log to \(directory.databasePath)"
-                )
-            }
-            aheadLog.clear()
-        }
+        let aheadLog = try openAheadLog(in: directory, store: store, logger: logger)
         let state = try restore(
             from: store,
             at: directory.databasePath,
@@ -82,6 +64,40 @@ struct DaemonState {
         )
         writer.attach(store, aheadLog: configuration.durability == .os ? aheadLog : nil)
         return state
+    }
+
+    /// Opens the ahead log, whatever the durability, and writes to the store the groups the last run left in it
+    /// (with the marker that says they are there: a start killed before the log is emptied does not write them
+    /// twice); then empties it. Without room for new files, flowd goes on without it (answers wait for their
+    /// transactions); files that are there but cannot be read stop flowd: they may hold acknowledged steps.
+    private static func openAheadLog(
+        in directory: StateDirectory,
+        store: SQLiteStore,
+        logger: Logger
+    ) throws -> AheadLog? {
+        let aheadLog: AheadLog
+        do {
+            aheadLog = try AheadLog(directory: directory.path)
+        } catch {
+            guard !AheadLog.mayHoldGroups(in: directory.path) else {
+                throw StoreError(
+                    .unavailable,
+                    "cannot read the ahead log in \(directory.path), which may hold acknowledged steps: \(error.message)"
+                )
+            }
+            logger.warning("no ahead log, answers wait for their transactions: \(error.message)")
+            return nil
+        }
+        if let pending = aheadLog.pending(after: try store.metadataValue(AheadLog.metadataKey)) {
+            var groups = pending.groups
+            groups[groups.count - 1].metadata[AheadLog.metadataKey] = pending.marker
+            try store.commit(groups)
+            logger.info(
+                "wrote \(groups.count) group\(groups.count == 1 ? "" : "s") of the last run from the ahead log to \(directory.databasePath)"
+            )
+        }
+        aheadLog.clear()
+        return aheadLog
     }
 
     /// Opens an instance of a fleet: registers it in the fleet's database (a new fencing token), restores the
@@ -178,8 +194,9 @@ struct DaemonState {
         coordinator.setStoreMetadata(StoreKeys.epoch, epoch)
         coordinator.setStoreMetadata(StoreKeys.flows, specification.source)
         coordinator.setStoreMetadata(StoreKeys.flowsFile, specification.file)
-        if let aheadLog {
-            coordinator.setStoreMetadata(AheadLog.metadataKey, aheadLog.marker(through: 0))
+        if directory != nil {
+            // This run's epoch from now on, or none: a marker of an earlier run never names a log written since.
+            coordinator.setStoreMetadata(AheadLog.metadataKey, aheadLog?.marker(through: 0) ?? "none")
         }
         let output = coordinator.restarted()
         try store.commit(coordinator.takeStoreGroup())

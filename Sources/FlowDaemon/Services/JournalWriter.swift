@@ -134,8 +134,8 @@ public final class JournalWriter: Sendable {
     ///   process), or waits for its transaction (no ahead log, or no room in it).
     func submitLoggingAhead(_ group: StoreGroup) -> (ticket: UInt64, logged: Bool) {
         // While the store does not answer, answers wait for it as they do without an ahead log: steps stay
-        // unacknowledged through an outage, and a flowd that gives up on the store has acknowledged nothing it holds
-        // in the log alone.
+        // unacknowledged through an outage. (Groups logged before the outage began were answered: the next start
+        // writes them to the store.)
         guard let aheadLog, availability.outage == nil else { return (enqueue(group), false) }
         // Once closed, or after a write failed for good, nothing more is taken: the group is refused through the
         // failure, and is not logged ahead (nothing that follows may be acknowledged).

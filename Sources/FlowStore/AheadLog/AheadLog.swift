@@ -41,13 +41,31 @@ public final class AheadLog {
     }
 
     /// The groups a run left in the log that its store does not hold: those of the epoch the store's `marker`
-    /// names, after its ticket, in the order they were written. A store without a marker holds none of them.
-    public func pending(after marker: String?) -> [StoreGroup] {
+    /// names, after its ticket, in the order they were written — up to the first ticket missing (a group that was
+    /// not logged and not written: no answer after it left). A store without a marker holds none of them.
+    /// - Returns: the groups, and the marker that says the store holds them (to write with them, so that a start
+    ///   killed before ``clear()`` does not write them twice); `nil` when there are none.
+    public func pending(after marker: String?) -> (groups: [StoreGroup], marker: String)? {
         guard let parts = marker?.split(separator: ":"), parts.count == 2,
             let epoch = UInt64(parts[0], radix: 16), let through = UInt64(parts[1])
-        else { return [] }
+        else { return nil }
         let records = segments.flatMap { $0.records().records }.filter { $0.epoch == epoch && $0.ticket > through }
-        return records.sorted { $0.ticket < $1.ticket }.compactMap { StoreGroup(aheadLogBytes: $0.payload) }
+        var groups: [StoreGroup] = []
+        var last = through
+        for record in records.sorted(by: { $0.ticket < $1.ticket }) {
+            guard record.ticket == last + 1, let group = StoreGroup(aheadLogBytes: record.payload) else { break }
+            groups.append(group)
+            last = record.ticket
+        }
+        return groups.isEmpty ? nil : (groups, "\(String(epoch, radix: 16)):\(last)")
+    }
+
+    /// Whether the directory has ahead-log files that may hold groups (files that are not empty).
+    public static func mayHoldGroups(in directory: String) -> Bool {
+        ["/flowd.ahead-0", "/flowd.ahead-1"].contains { name in
+            var status = stat()
+            return stat(directory + name, &status) == 0 && status.st_size > 0
+        }
     }
 
     /// Empties both files (their groups are in the store).

@@ -37,11 +37,16 @@ final class AheadLogSegment {
             close(descriptor)
             throw StoreError(.unavailable, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
-        let size = max(Int(status.st_size), capacity)
+        // Whole records of 8 bytes: a file of another size is used up to its last multiple of 8.
+        let size = max(Int(status.st_size), capacity) & ~7
         if Int(status.st_size) < size {
             let failure = posix_fallocate(descriptor, 0, off_t(size))
             guard failure == 0 else {
                 close(descriptor)
+                if status.st_size == 0 {
+                    // Made here: nothing of it stays to be taken for a log that may hold groups.
+                    unlink(path)
+                }
                 throw StoreError(
                     .unavailable,
                     "no room for \(path) (\(size) bytes): \(String(cString: strerror(failure)))"
@@ -75,7 +80,7 @@ final class AheadLogSegment {
             let checksum = UInt32(littleEndian: base.load(fromByteOffset: offset + 4, as: UInt32.self))
             let epoch = UInt64(littleEndian: base.load(fromByteOffset: offset + 8, as: UInt64.self))
             let ticket = UInt64(littleEndian: base.load(fromByteOffset: offset + 16, as: UInt64.self))
-            guard length > 0, capacity - offset - Self.headerSize >= length,
+            guard length > 0, capacity - offset >= Self.recordSize(length),
                 checksum == Self.checksum(UnsafeRawBufferPointer(start: base + offset + 8, count: 16 + length)),
                 found.last.map({ $0.epoch == epoch && $0.ticket < ticket }) ?? true
             else { break }
