@@ -28,6 +28,27 @@ import Testing
         return group
     }
 
+    /// The standard check value of CRC-32 ("123456789" → CBF43926), and the same over every length from 0 to 40
+    /// bytes (the eight-at-a-time path and the byte-at-a-time rest) as a byte-at-a-time reference gives it.
+    @Test func theChecksumIsCRC32() {
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32.checksum($0) } == 0xCBF4_3926)
+        func reference(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 {
+                    crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1
+                }
+            }
+            return ~crc
+        }
+        let bytes = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for length in 0...bytes.count {
+            let prefix = Array(bytes.prefix(length))
+            #expect(prefix.withUnsafeBytes { CRC32.checksum($0) } == reference(prefix), "\(length) bytes")
+        }
+    }
+
     @Test func aGroupOfEveryPartComesBackAsItWasWritten() throws {
         let bytes = Self.everyPart.aheadLogBytes()
         #expect(bytes.withUnsafeBytes { StoreGroup(aheadLogBytes: $0) } == Self.everyPart)

@@ -75,8 +75,9 @@ public final class JournalWriter: Sendable {
     /// Where groups go ahead of their transaction (durability `os`): used by the submitting thread alone. Set once
     /// by ``attach(_:aheadLog:)``.
     nonisolated(unsafe) private var aheadLog: AheadLog?
-    /// The epoch of ``aheadLog``'s records, for the marker the writer's thread writes with each transaction.
-    nonisolated(unsafe) private var aheadLogMarker: ((UInt64) -> String)?
+    /// The epoch of ``aheadLog``'s records, for the marker the writer's thread writes with each transaction (that
+    /// thread never touches the log itself).
+    nonisolated(unsafe) private var aheadLogEpoch: UInt64?
     private let work = DispatchSemaphore(value: 0)
     private let logger: Logger
     /// Where each transaction's time goes (`flowd_journal_write_seconds`), with `--metrics`.
@@ -112,7 +113,7 @@ public final class JournalWriter: Sendable {
         let remote = store is any FleetStore
         self.store = store
         self.aheadLog = aheadLog
-        aheadLogMarker = aheadLog.map { log in { log.marker(through: $0) } }
+        aheadLogEpoch = aheadLog?.epoch
         queue.withLock {
             $0.progress.statistics = statistics
             if remote || aheadLog != nil {
@@ -237,7 +238,7 @@ public final class JournalWriter: Sendable {
     public func run() {
         while true {
             work.wait()
-            if aheadLog != nil && !queue.withLock({ $0.closed }) {
+            if aheadLogEpoch != nil && !queue.withLock({ $0.closed }) {
                 // The groups are in the ahead log already: those of the next few milliseconds join this transaction.
                 // Their signals are taken with them (each task is queued before it signals): one pause a batch.
                 Thread.sleep(forTimeInterval: Self.aheadLogGathering)
@@ -275,8 +276,11 @@ public final class JournalWriter: Sendable {
                 }
             }
             if !groups.isEmpty {
-                if let aheadLogMarker {
-                    groups[groups.count - 1].metadata[AheadLog.metadataKey] = aheadLogMarker(last)
+                if let aheadLogEpoch {
+                    groups[groups.count - 1].metadata[AheadLog.metadataKey] = AheadLog.marker(
+                        epoch: aheadLogEpoch,
+                        through: last
+                    )
                 }
                 settle(write(groups, retrying: true), through: last)
             }

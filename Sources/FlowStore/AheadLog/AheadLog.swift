@@ -37,6 +37,11 @@ public final class AheadLog {
 
     /// The marker that says, in the store's metadata, that every group of this run through `ticket` is there.
     public func marker(through ticket: UInt64) -> String {
+        Self.marker(epoch: epoch, through: ticket)
+    }
+
+    /// The marker of the run `epoch`, through `ticket`: the epoch in hexadecimal, a colon, the ticket.
+    public static func marker(epoch: UInt64, through ticket: UInt64) -> String {
         "\(String(epoch, radix: 16)):\(ticket)"
     }
 
@@ -57,7 +62,7 @@ public final class AheadLog {
             groups.append(group)
             last = record.ticket
         }
-        return groups.isEmpty ? nil : (groups, "\(String(epoch, radix: 16)):\(last)")
+        return groups.isEmpty ? nil : (groups, Self.marker(epoch: epoch, through: last))
     }
 
     /// Whether the directory has ahead-log files that may hold groups (files that are not empty).

@@ -13,7 +13,6 @@ final class AheadLogSegment {
     /// A record's bytes before its payload.
     static let headerSize = 24
 
-    let path: String
     let capacity: Int
     private let descriptor: Int32
     private let base: UnsafeMutableRawPointer
@@ -27,7 +26,6 @@ final class AheadLogSegment {
     /// process (SIGBUS) when written, where a write would fail.
     /// - Throws: ``StoreError`` `.unavailable` when the file cannot be opened, given its room, or mapped.
     init(path: String, capacity: Int) throws(StoreError) {
-        self.path = path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "cannot open \(path): \(String(cString: strerror(errno)))")
